@@ -1,0 +1,48 @@
+# idgen: a PGXS build of a C++17 core (src/core, no PostgreSQL headers) and its
+# PostgreSQL layer (src/pg), plus the unit, regression and TAP test targets.
+EXTENSION = idgen
+MODULE_big = idgen
+EXTVERSION = $(shell grep default_version $(EXTENSION).control | sed -e "s/default_version[[:space:]]*=[[:space:]]*'\([^']*\)'/\1/")
+DATA = $(wildcard $(EXTENSION)--*.sql)
+
+CORE_SRCS = $(sort $(wildcard src/core/*.cpp))
+PG_SRCS = $(sort $(wildcard src/pg/*.cpp))
+OBJS = $(CORE_SRCS:.cpp=.o) $(PG_SRCS:.cpp=.o)
+
+# The core and the wrappers are built without exceptions: nothing can be thrown, so nothing
+# can unwind into PostgreSQL (FIELD-NOTES rule 7). -Wno-register: PG15's atomics headers.
+PG_CXXFLAGS = -std=c++17 -fno-exceptions -fno-rtti -Wno-register -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+SHLIB_LINK += -lstdc++
+
+# pg_regress: sql/*.sql against expected/*.out on a throwaway server with idgen preloaded.
+REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/idgen-test.conf
+
+# TAP tests with PostgreSQL::Test::Cluster; helpers in test/lib.
+PROVE_TESTS = $(sort $(wildcard test/tap/*.pl))
+PROVE_FLAGS = -I test/lib
+
+EXTRA_CLEAN = tmp_check_regress results regression.diffs regression.out test/unit/run_unit_tests
+
+# Debian compiles LLVM bitcode with clang-14 and without our C++ flags (FIELD-NOTES).
+override with_llvm = no
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---- GoogleTest unit tests of the core: built with no PostgreSQL include path at all,
+# so a core file that includes a PostgreSQL header fails this build.
+UNIT_CXX ?= g++
+UNIT_CXXFLAGS ?= -std=c++17 -O2 -g -Wall -Wextra -Werror -pthread
+UNIT_SRCS = $(sort $(wildcard test/unit/*.cpp))
+
+test/unit/run_unit_tests: $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS) $(wildcard test/unit/*.hpp)
+	$(UNIT_CXX) $(UNIT_CXXFLAGS) -Isrc/core -o $@ $(CORE_SRCS) $(UNIT_SRCS) -lgtest -lgtest_main -pthread
+
+.PHONY: unit tap
+unit: test/unit/run_unit_tests
+	test/unit/run_unit_tests $(GTEST_FLAGS)
+
+tap:
+	$(prove_installcheck)

@@ -1,0 +1,64 @@
+# Sourced by the scripts in scripts/: what both README commands need on a fresh Debian 12
+# machine, as root (CI) or as a user with sudo.
+set -euo pipefail
+
+IDGEN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PG_MAJOR=15
+PG_BINDIR=/usr/lib/postgresql/$PG_MAJOR/bin
+export PATH="$PG_BINDIR:$PATH"
+
+IDGEN_PACKAGES=(
+    build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib
+    libgtest-dev libipc-run-perl faketime libfaketime
+)
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# PostgreSQL's initdb and postgres refuse to run as root: as root, servers and the tests that
+# start them run as the postgres user; anyone else runs them as themselves.
+db_user() {
+    if [ "$(id -u)" -eq 0 ]; then echo postgres; else id -un; fi
+}
+as_db_user() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+install_packages() {
+    local missing=()
+    for p in "${IDGEN_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        say "Debian packages: all present"
+        return
+    fi
+    say "Installing Debian packages: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+build_and_install() {
+    say "Building idgen and installing it into PostgreSQL $PG_MAJOR"
+    make -C "$IDGEN_ROOT" -s PG_CONFIG="$PG_BINDIR/pg_config" all
+    as_root make -C "$IDGEN_ROOT" -s PG_CONFIG="$PG_BINDIR/pg_config" install
+}
+
+# A directory the database user can write to, holding a copy of the checkout when that user
+# is not us (a root checkout may live where postgres cannot even read).
+db_workdir() {
+    local dir
+    dir=$(mktemp -d /tmp/idgen-"$1".XXXXXX)
+    if [ "$(id -u)" -eq 0 ]; then
+        cp -a "$IDGEN_ROOT"/. "$dir"/
+        chown -R postgres: "$dir"
+    else
+        ln -s "$IDGEN_ROOT" "$dir/src"
+        dir="$dir/src"
+    fi
+    echo "$dir"
+}

@@ -1,0 +1,30 @@
+// How the core reports failure: an error class and a short message in a fixed buffer, so
+// that nothing with a destructor or an exception ever has to cross into PostgreSQL. The
+// PostgreSQL layer maps each class to one SQLSTATE; the core never sees SQLSTATEs.
+#pragma once
+
+namespace idgen {
+
+enum class Errc {
+    ok = 0,
+    timestamp_out_of_range,  // a time the layout cannot hold
+    value_out_of_range,      // a number outside its field
+    invalid_parameter,       // a definition or setting that makes no sense
+    not_attached,            // the generator has no usable node identity
+    clock_behind,            // the wall clock is too far behind the ids already issued
+    exhausted,               // a finite id space has no value left
+};
+
+struct Status {
+    Errc code = Errc::ok;
+    char message[240] = {0};
+
+    bool ok() const noexcept { return code == Errc::ok; }
+
+    static Status success() noexcept { return Status{}; }
+
+    __attribute__((format(printf, 2, 3)))
+    static Status error(Errc code, const char *fmt, ...) noexcept;
+};
+
+}  // namespace idgen

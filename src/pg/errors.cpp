@@ -1,0 +1,30 @@
+// The mapping from core error classes to SQLSTATEs, in one table.
+#include <type_traits>
+
+#include "errors.hpp"
+#include "postgres_api.hpp"
+
+static_assert(std::is_trivially_destructible_v<idgen::Status>,
+              "a Status may be alive when ereport longjmps; it must need no destructor");
+
+namespace idgen::pg {
+
+static int sqlstate_of(Errc code) {
+    switch (code) {
+        case Errc::timestamp_out_of_range: return ERRCODE_DATETIME_VALUE_OUT_OF_RANGE;  // 22008
+        case Errc::value_out_of_range: return ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;        // 22003
+        case Errc::invalid_parameter: return ERRCODE_INVALID_PARAMETER_VALUE;            // 22023
+        case Errc::not_attached: return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;       // 55000
+        case Errc::clock_behind: return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;       // 55000
+        case Errc::exhausted: return ERRCODE_PROGRAM_LIMIT_EXCEEDED;                     // 54000
+        case Errc::ok: break;
+    }
+    return ERRCODE_INTERNAL_ERROR;
+}
+
+void raise_error(const Status &status) {
+    ereport(ERROR, (errcode(sqlstate_of(status.code)), errmsg("%s", status.message)));
+    pg_unreachable();
+}
+
+}  // namespace idgen::pg

@@ -1,0 +1,124 @@
+// The version-1 codec against RFC 9562's published example, its range edges, and round trips.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "uuid_v1.hpp"
+
+using namespace idgen;
+
+static std::string hex(const Uuid &u) {
+    char buf[37];
+    const uint8_t *b = u.bytes;
+    std::snprintf(buf, sizeof buf,
+                  "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                  b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                  b[15]);
+    return buf;
+}
+
+// RFC 9562 appendix A.1: 2022-02-22 19:22:22 UTC, clock_seq 0x33C8, node 9F:6B:DE:CE:D8:46.
+TEST(UuidV1, MatchesRfc9562Example) {
+    uint64_t ticks = 0;
+    ASSERT_TRUE(uuid_v1::ticks_from_unix_micros(int64_t{1645557742} * 1000000, &ticks).ok());
+    EXPECT_EQ(ticks, 0x1EC9414C232AB00u);
+    Uuid u;
+    ASSERT_TRUE(uuid_v1::encode({ticks, 0x33C8, 0x9F6BDECED846}, &u).ok());
+    EXPECT_EQ(hex(u), "c232ab00-9414-11ec-b3c8-9f6bdeced846");
+    EXPECT_EQ(uuid_version(u), 1);
+    EXPECT_EQ(uuid_variant(u), UuidVariant::rfc);
+}
+
+TEST(UuidV1, RangeEdgesAreTheDocumentedOnes) {
+    uint64_t ticks = 1;
+    ASSERT_TRUE(uuid_v1::ticks_from_unix_micros(uuid_v1::kMinUnixMicros, &ticks).ok());
+    EXPECT_EQ(ticks, 0u);
+    ASSERT_TRUE(uuid_v1::ticks_from_unix_micros(uuid_v1::kMaxUnixMicros, &ticks).ok());
+    EXPECT_LE(ticks, uuid_v1::kMaxTicks);
+    EXPECT_GT(ticks + 10, uuid_v1::kMaxTicks);  // one more microsecond would not fit
+    // 1582-10-15 00:00:00 UTC and 5236-03-31 21:21:00.684697 UTC.
+    EXPECT_EQ(uuid_v1::kMinUnixMicros, -12219292800000000);
+    EXPECT_EQ(uuid_v1::kMaxUnixMicros, 103072857660684697);
+
+    EXPECT_EQ(uuid_v1::ticks_from_unix_micros(uuid_v1::kMinUnixMicros - 1, &ticks).code,
+              Errc::timestamp_out_of_range);
+    EXPECT_EQ(uuid_v1::ticks_from_unix_micros(uuid_v1::kMaxUnixMicros + 1, &ticks).code,
+              Errc::timestamp_out_of_range);
+    EXPECT_EQ(uuid_v1::ticks_from_unix_micros(INT64_MIN, &ticks).code, Errc::timestamp_out_of_range);
+    EXPECT_EQ(uuid_v1::ticks_from_unix_micros(INT64_MAX, &ticks).code, Errc::timestamp_out_of_range);
+}
+
+TEST(UuidV1, EncodeRejectsFieldsOutOfRange) {
+    Uuid u;
+    EXPECT_EQ(uuid_v1::encode({uuid_v1::kMaxTicks + 1, 0, 0}, &u).code, Errc::timestamp_out_of_range);
+    EXPECT_EQ(uuid_v1::encode({0, -1, 0}, &u).code, Errc::value_out_of_range);
+    EXPECT_EQ(uuid_v1::encode({0, 16384, 0}, &u).code, Errc::value_out_of_range);
+    EXPECT_EQ(uuid_v1::encode({0, 0, uuid_v1::kMaxNode + 1}, &u).code, Errc::value_out_of_range);
+    EXPECT_TRUE(uuid_v1::encode({uuid_v1::kMaxTicks, 16383, uuid_v1::kMaxNode}, &u).ok());
+    EXPECT_EQ(hex(u), "ffffffff-ffff-1fff-bfff-ffffffffffff");
+}
+
+TEST(UuidV1, RoundTripsEveryField) {
+    std::mt19937_64 rng(42);
+    for (int i = 0; i < 100000; i++) {
+        const uuid_v1::Fields in{rng() & uuid_v1::kMaxTicks, static_cast<int32_t>(rng() & 0x3FFF),
+                                 rng() & uuid_v1::kMaxNode};
+        Uuid u;
+        ASSERT_TRUE(uuid_v1::encode(in, &u).ok());
+        uuid_v1::Fields out{};
+        ASSERT_TRUE(uuid_v1::decode(u, &out));
+        ASSERT_EQ(out.ticks, in.ticks);
+        ASSERT_EQ(out.clock_seq, in.clock_seq);
+        ASSERT_EQ(out.node, in.node);
+    }
+}
+
+TEST(UuidV1, MicrosRoundTripExactlyAndSubMicrosecondTicksTruncateTowardsThePast) {
+    for (int64_t us : {uuid_v1::kMinUnixMicros, int64_t{-1}, int64_t{0}, int64_t{1},
+                       int64_t{1645557742123456}, uuid_v1::kMaxUnixMicros}) {
+        uint64_t ticks = 0;
+        ASSERT_TRUE(uuid_v1::ticks_from_unix_micros(us, &ticks).ok());
+        EXPECT_EQ(uuid_v1::unix_micros_from_ticks(ticks), us);
+        EXPECT_EQ(uuid_v1::unix_micros_from_ticks(ticks + 9), us);
+    }
+    // 1969-12-31 23:59:59.9999999 is in microsecond -1, not 0.
+    EXPECT_EQ(uuid_v1::unix_micros_from_ticks(uuid_v1::kUnixEpochTicks - 1), -1);
+}
+
+TEST(UuidV1, DecodeRefusesOtherVersionsAndVariants) {
+    Uuid u;
+    ASSERT_TRUE(uuid_v1::encode({123456789, 5, 6}, &u).ok());
+    uuid_v1::Fields f{};
+    ASSERT_TRUE(uuid_v1::decode(u, &f));
+
+    Uuid v4 = u;
+    v4.bytes[6] = static_cast<uint8_t>((v4.bytes[6] & 0x0F) | 0x40);
+    EXPECT_FALSE(uuid_v1::decode(v4, &f));
+
+    for (uint8_t variant_bits : {0x00, 0x40, 0xC0, 0xE0}) {
+        Uuid other = u;
+        other.bytes[8] = static_cast<uint8_t>((other.bytes[8] & 0x1F) | variant_bits);
+        EXPECT_FALSE(uuid_v1::decode(other, &f)) << int(variant_bits);
+    }
+}
+
+TEST(Uuid, VersionOnlyForTheRfcVariant) {
+    Uuid nil{};
+    EXPECT_EQ(uuid_variant(nil), UuidVariant::ncs);
+    EXPECT_FALSE(uuid_version(nil).has_value());
+    Uuid max;
+    for (auto &b : max.bytes) b = 0xFF;
+    EXPECT_EQ(uuid_variant(max), UuidVariant::future);
+    EXPECT_FALSE(uuid_version(max).has_value());
+    Uuid ms{};
+    ms.bytes[8] = 0xC0;
+    EXPECT_EQ(uuid_variant(ms), UuidVariant::microsoft);
+    for (int v = 0; v < 16; v++) {
+        Uuid r{};
+        r.bytes[6] = static_cast<uint8_t>(v << 4);
+        r.bytes[8] = 0xBF;
+        EXPECT_EQ(uuid_version(r), v);
+    }
+}
