@@ -1,0 +1,59 @@
+-- bench/setup.sql: everything the benchmark database needs before the first timed query.
+-- Run by bench/run with psql variables  n (rows per query)  and  noop_so (absolute path of
+-- the no-op module built for this run; it is loaded from there, never installed).
+\set ON_ERROR_STOP 1
+
+CREATE EXTENSION idgen;
+CREATE EXTENSION "uuid-ossp";
+
+-- The no-op yardsticks (bench/noop.c). Several SQL signatures share the two C symbols so that
+-- every measured function has a twin with the same argument list and return width.
+-- Zero-argument ones are VOLATILE like the generators they stand next to; the others are
+-- IMMUTABLE STRICT like idgen's functions.
+CREATE FUNCTION bench_noop_int8() RETURNS int8
+    AS :'noop_so', 'bench_noop_int8' LANGUAGE C VOLATILE;
+CREATE FUNCTION bench_noop_uuid() RETURNS uuid
+    AS :'noop_so', 'bench_noop_uuid' LANGUAGE C VOLATILE;
+CREATE FUNCTION bench_noop_uuid(timestamptz, integer, macaddr) RETURNS uuid
+    AS :'noop_so', 'bench_noop_uuid' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION bench_noop_int8(uuid) RETURNS timestamptz
+    AS :'noop_so', 'bench_noop_int8' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION bench_noop_int4(uuid) RETURNS integer
+    AS :'noop_so', 'bench_noop_int8' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION bench_noop_int2(uuid) RETURNS smallint
+    AS :'noop_so', 'bench_noop_int8' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION bench_noop_macaddr(uuid) RETURNS macaddr
+    AS :'noop_so', 'bench_noop_uuid' LANGUAGE C IMMUTABLE STRICT;
+
+-- Seed 003's functions, the baseline idgen has to beat.
+\ir seed003.sql
+
+CREATE SEQUENCE bench_seq_cache1 CACHE 1;
+CREATE SEQUENCE bench_seq_cache100 CACHE 100;
+
+-- N distinct version-1 UUIDs (one per millisecond, cycling clock sequences) for the decoders.
+CREATE TABLE bench_uuids AS
+    SELECT form_uuid_v1(now() + i * interval '1 millisecond', i % 16384, '00:11:22:33:44:55') AS u
+    FROM generate_series(1, :n) i;
+VACUUM (ANALYZE) bench_uuids;
+
+-- The cases and targets (loaded from cases.tsv and targets.tsv by bench/run) and the timings.
+CREATE TABLE bench_cases (
+    ord serial, name text PRIMARY KEY, expr text NOT NULL, source text NOT NULL,
+    baseline text, twin text);
+CREATE TABLE bench_targets (
+    ord serial, description text NOT NULL, case_a text NOT NULL, case_b text NOT NULL,
+    metric text NOT NULL CHECK (metric IN ('net', 'whole')), max_ratio float8 NOT NULL);
+CREATE TABLE bench_results (round int, name text, ns bigint, counted bigint);
+
+-- Times one query inside the server (no client round trip in the measurement): nanoseconds
+-- from just before to just after EXECUTE, plus the count it returned.
+CREATE FUNCTION bench_time(query text, OUT ns bigint, OUT counted bigint) LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz;
+BEGIN
+    t0 := clock_timestamp();
+    EXECUTE query INTO counted;
+    ns := (extract(epoch FROM clock_timestamp() - t0) * 1e9)::bigint;
+END
+$$;

@@ -1,0 +1,37 @@
+// A logical clock that never goes back, shared by all processes through one 64-bit word.
+//
+// Every time-ordered generator (Snowflake, UUID v1, unique timestamps) is the same machine in
+// its own unit: the word holds the next free position; a draw takes max(next free, the wall
+// clock's position), unless that runs further ahead of the wall clock than allowed, and
+// publishes position + 1 with a compare-and-swap. So positions are unique and strictly
+// increasing across all callers, whatever the wall clock does; no lock is taken.
+#pragma once
+
+#include <cstdint>
+
+namespace idgen {
+
+struct LogicalClock {
+    uint64_t next_free;  // the smallest position not yet handed out
+};
+
+struct Draw {
+    enum class Outcome {
+        issued,      // position is now ours, never to be handed out again
+        ahead,       // the clock would have to run past `limit`: wait for the wall clock
+        exhausted,   // the clock would have to run past `max_position`: the id space is used up
+    };
+    Outcome outcome;
+    uint64_t position;  // issued: the position taken; otherwise the position that was needed
+};
+
+// Draws one position: at least `floor` (the wall clock's position now), at most `limit`
+// (how far ahead of the wall clock positions may run) and `max_position` (the last one the
+// layout can hold).
+Draw draw(LogicalClock *clock, uint64_t floor, uint64_t limit, uint64_t max_position) noexcept;
+
+// Moves the clock to at least `position` (used when a generator starts, so that it resumes
+// above a durable high-water mark).
+void raise_to(LogicalClock *clock, uint64_t position) noexcept;
+
+}  // namespace idgen

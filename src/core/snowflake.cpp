@@ -1,0 +1,105 @@
+// Layout arithmetic and the draw of Snowflake ids.
+#include "snowflake.hpp"
+
+namespace idgen::snowflake {
+
+static int64_t floor_div(int64_t a, int64_t b) noexcept {
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept {
+    if (max_nodes < kMinNodes || max_nodes > kMaxNodes)
+        return Status::error(Errc::invalid_parameter, "max_nodes %d is outside %d..%d", max_nodes,
+                             kMinNodes, kMaxNodes);
+    int bits = 0;
+    while ((int32_t{1} << bits) < max_nodes) bits++;
+    *node_bits = bits;
+    return Status::success();
+}
+
+Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept {
+    if (epoch_unix_us % 1000 != 0)
+        return Status::error(Errc::invalid_parameter, "a sequencer epoch must be a whole millisecond");
+    if (epoch_unix_us > now_unix_us)
+        return Status::error(Errc::invalid_parameter, "a sequencer epoch must not be in the future");
+    if ((now_unix_us - epoch_unix_us) / 1000 > kMaxMillis)
+        return Status::error(Errc::invalid_parameter,
+                             "a sequencer epoch must be less than 2^41 ms (69.7 years) ago");
+    return Status::success();
+}
+
+Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept {
+    if (id < 0)
+        return Status::error(Errc::value_out_of_range, "a Snowflake id is never negative");
+    const int cb = layout.counter_bits();
+    parts->unix_ms = layout.epoch_unix_ms + (id >> kNodeAndCounterBits);
+    parts->node = static_cast<int32_t>((id >> cb) & ((int64_t{1} << layout.node_bits) - 1));
+    parts->counter = static_cast<int32_t>(id & ((int64_t{1} << cb) - 1));
+    return Status::success();
+}
+
+Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept {
+    // unix_us may be an int64 extreme (±infinity): compare before subtracting.
+    const int64_t epoch_us = layout.epoch_unix_ms * 1000;
+    if (unix_us < epoch_us) {
+        *id = 0;
+        return Status::success();
+    }
+    const int64_t ms = (unix_us / 1000) - layout.epoch_unix_ms;
+    if (unix_us > INT64_MAX - 1000 || ms > kMaxMillis)
+        return Status::error(Errc::timestamp_out_of_range,
+                             "timestamp is past the end of the sequencer's 41-bit time field");
+    *id = ms << kNodeAndCounterBits;
+    return Status::success();
+}
+
+uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept {
+    const int64_t ms = floor_div(horizon_unix_us + 999, 1000) - layout.epoch_unix_ms;
+    return ms <= 0 ? 0 : static_cast<uint64_t>(ms) << layout.counter_bits();
+}
+
+Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
+          int64_t max_lead_ms, Status *error) noexcept {
+    Next out{};
+    if (node < 0 || node >= (int32_t{1} << layout.node_bits)) {
+        *error = Status::error(Errc::not_attached,
+                               "node id %d does not fit in the sequencer's %d node bits", node,
+                               layout.node_bits);
+        out.kind = Next::Kind::failed;
+        return out;
+    }
+    const int cb = layout.counter_bits();
+    const int64_t now_ms = floor_div(now_unix_us, 1000) - layout.epoch_unix_ms;
+    const int64_t limit_ms = now_ms + max_lead_ms;
+    if (limit_ms < 0) {  // the wall clock is so far before the epoch that no id may be issued
+        out.kind = Next::Kind::wait;
+        out.ahead_ms = -now_ms;
+        return out;
+    }
+    const uint64_t floor = now_ms <= 0 ? 0 : static_cast<uint64_t>(now_ms) << cb;
+    const uint64_t limit = ((static_cast<uint64_t>(limit_ms) + 1) << cb) - 1;
+    const uint64_t max_position = ((static_cast<uint64_t>(kMaxMillis) + 1) << cb) - 1;
+
+    const Draw d = draw(clock, floor, limit, max_position);
+    const int64_t ms = static_cast<int64_t>(d.position >> cb);
+    if (d.outcome == Draw::Outcome::exhausted) {
+        *error = Status::error(Errc::exhausted,
+                               "the sequencer's 41-bit time field is used up (epoch + 69.7 years)");
+        out.kind = Next::Kind::failed;
+        return out;
+    }
+    if (d.outcome == Draw::Outcome::ahead) {
+        out.kind = Next::Kind::wait;
+        out.ahead_ms = ms - now_ms;
+        return out;
+    }
+    const uint64_t counter = d.position & ((uint64_t{1} << cb) - 1);
+    out.kind = Next::Kind::issued;
+    out.id = static_cast<int64_t>(static_cast<uint64_t>(ms) << kNodeAndCounterBits |
+                                  static_cast<uint64_t>(node) << cb | counter);
+    out.unix_ms = layout.epoch_unix_ms + ms;
+    out.end_unix_us = (out.unix_ms + 1) * 1000;
+    return out;
+}
+
+}  // namespace idgen::snowflake

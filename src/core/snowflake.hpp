@@ -1,0 +1,67 @@
+// Snowflake ids (seeds 003 and 004): a 64-bit integer with the sign bit 0, 41 bits of
+// milliseconds since the sequencer's epoch, log2(max_nodes) bits of node id and the remaining
+// bits a per-millisecond counter. max_nodes is a power of two from 128 to 8192 (seed 004),
+// and the sign bit stays 0, so 15 down to 9 counter bits (32,768 down to 512 ids per
+// millisecond per node). The generator is a LogicalClock whose positions are
+// (milliseconds << counter_bits | counter); the node id sits between the two in the id.
+#pragma once
+
+#include <cstdint>
+
+#include "logical_clock.hpp"
+#include "status.hpp"
+
+namespace idgen::snowflake {
+
+constexpr int kTimeBits = 41;
+constexpr int kNodeAndCounterBits = 22;
+constexpr int32_t kMinNodes = 128;
+constexpr int32_t kMaxNodes = 8192;
+constexpr int64_t kMaxMillis = (int64_t{1} << kTimeBits) - 1;
+
+struct Layout {
+    int64_t epoch_unix_ms;
+    int node_bits;  // 7 .. 13
+    int counter_bits() const noexcept { return kNodeAndCounterBits - node_bits; }
+};
+
+// log2 of max_nodes rounded up to a power of two; Errc::invalid_parameter outside 128..8192.
+Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept;
+
+// An epoch must be a whole millisecond, not after `now`, and recent enough that the 41-bit
+// time field still has room (Errc::invalid_parameter otherwise).
+Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept;
+
+struct Parts {
+    int64_t unix_ms;
+    int32_t node;
+    int32_t counter;
+};
+
+// Errc::value_out_of_range for a negative id (the sign bit is never set).
+Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept;
+
+// The smallest id any node can issue in the millisecond holding `unix_us`; 0 before the
+// epoch (every id is at least that); Errc::timestamp_out_of_range past the time field.
+Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept;
+
+// The clock position from which a sequencer may issue without ever meeting an id issued
+// before a durable horizon (every id issued so far ends at or before `horizon_unix_us`).
+uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept;
+
+struct Next {
+    enum class Kind { issued, wait, failed };
+    Kind kind;
+    int64_t id;           // issued
+    int64_t unix_ms;      // issued: the id's millisecond
+    int64_t end_unix_us;  // issued: when that millisecond ends (what the horizon must cover)
+    int64_t ahead_ms;     // wait or clock_behind: how far the next id is ahead of the wall clock
+};
+
+// Draws the next id for `node` at wall-clock time `now_unix_us`, running at most
+// `max_lead_ms` ahead of it. Failures (kind failed, reason in *error): the node does not fit
+// (not_attached), the time field is used up (exhausted).
+Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
+          int64_t max_lead_ms, Status *error) noexcept;
+
+}  // namespace idgen::snowflake
