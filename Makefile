@@ -12,6 +12,8 @@ OBJS = $(CORE_SRCS:.cpp=.o) $(PG_SRCS:.cpp=.o)
 # The core and the wrappers are built without exceptions: nothing can be thrown, so nothing
 # can unwind into PostgreSQL (FIELD-NOTES rule 7). -Wno-register: PG15's atomics headers.
 PG_CXXFLAGS = -std=c++17 -fno-exceptions -fno-rtti -Wno-register -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+# Header dependencies: an object is rebuilt when a header it includes changes.
+PG_CXXFLAGS += -MMD -MP
 SHLIB_LINK += -lstdc++
 
 # pg_regress: sql/*.sql against expected/*.out on a throwaway server with idgen preloaded.
@@ -22,7 +24,8 @@ REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/idgen-test.c
 PROVE_TESTS = $(sort $(wildcard test/tap/*.pl))
 PROVE_FLAGS = -I test/lib
 
-EXTRA_CLEAN = tmp_check_regress results regression.diffs regression.out test/unit/run_unit_tests
+EXTRA_CLEAN = tmp_check_regress results regression.diffs regression.out test/unit/run_unit_tests \
+	$(OBJS:.o=.d)
 
 # Debian compiles LLVM bitcode with clang-14 and without our C++ flags (FIELD-NOTES).
 override with_llvm = no
@@ -30,6 +33,7 @@ override with_llvm = no
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+-include $(OBJS:.o=.d)
 
 # ---- GoogleTest unit tests of the core: built with no PostgreSQL include path at all,
 # so a core file that includes a PostgreSQL header fails this build.

@@ -28,6 +28,10 @@ Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept {
     return Status::success();
 }
 
+bool node_fits(const Layout &layout, int32_t node) noexcept {
+    return node >= 0 && node < (int32_t{1} << layout.node_bits);
+}
+
 Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept {
     if (id < 0)
         return Status::error(Errc::value_out_of_range, "a Snowflake id is never negative");
@@ -61,7 +65,7 @@ uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept 
 Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
           int64_t max_lead_ms, Status *error) noexcept {
     Next out{};
-    if (node < 0 || node >= (int32_t{1} << layout.node_bits)) {
+    if (!node_fits(layout, node)) {
         *error = Status::error(Errc::not_attached,
                                "node id %d does not fit in the sequencer's %d node bits", node,
                                layout.node_bits);

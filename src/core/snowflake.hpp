@@ -32,6 +32,9 @@ Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept;
 // time field still has room (Errc::invalid_parameter otherwise).
 Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept;
 
+// Whether `node` is a node id the layout can hold (0 .. 2^node_bits - 1).
+bool node_fits(const Layout &layout, int32_t node) noexcept;
+
 struct Parts {
     int64_t unix_ms;
     int32_t node;

@@ -1,7 +1,18 @@
-// The module's identity: the magic block PostgreSQL checks when it loads idgen.so.
-// Settings and shared memory are registered from _PG_init as generators need them.
+// The module's entry points: the magic block PostgreSQL checks when it loads idgen.so, and
+// _PG_init, which defines the settings and, when idgen is preloaded, its shared memory.
 #include "postgres_api.hpp"
+#include "sequencer_registry.hpp"
+#include "settings.hpp"
+#include "shared_state.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
+
+void _PG_init(void);
+
+void _PG_init(void) {
+    idgen::pg::define_settings();
+    idgen::pg::register_sequencer_callbacks();
+    if (process_shared_preload_libraries_in_progress) idgen::pg::install_shared_state_hooks();
+}
 }

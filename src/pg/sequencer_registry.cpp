@@ -1,0 +1,172 @@
+// Definition lookup through SPI, slot allocation under the shared lock, and release of the
+// slots of dropped sequencers at commit.
+#include "sequencer_registry.hpp"
+
+#include "convert.hpp"
+#include "errors.hpp"
+#include "wall_clock.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+}
+
+namespace idgen::pg {
+
+static void check_name(const text *name) {
+    const int len = VARSIZE_ANY_EXHDR(name);
+    if (len < 1 || len >= NAMEDATALEN)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("a Snowflake sequencer name must be 1 to %d bytes long", NAMEDATALEN - 1)));
+}
+
+static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes) {
+    int node_bits = 0;
+    check(snowflake::node_bits_for(max_nodes, &node_bits));
+    return snowflake::Layout{unix_micros_from_timestamptz(epoch) / 1000, node_bits};
+}
+
+int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes) {
+    check_name(name);
+    if (TIMESTAMP_NOT_FINITE(epoch))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("a sequencer epoch must be a finite time")));
+    const snowflake::Layout layout = layout_of(epoch, max_nodes);
+    check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
+    return int32{1} << layout.node_bits;
+}
+
+void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {
+    const int len = VARSIZE_ANY_EXHDR(name);
+    if (len < 1 || len >= NAMEDATALEN)
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                        errmsg("Snowflake sequencer \"%.*s\" does not exist", len > 64 ? 64 : len,
+                               VARDATA_ANY(name))));
+    const char *query = psprintf("SELECT id, epoch, max_nodes, tableoid FROM %s.snowflake_definitions WHERE name = $1",
+                                 quote_identifier(get_namespace_name(schema)));
+    Oid argtypes[1] = {TEXTOID};
+    Datum values[1] = {PointerGetDatum(name)};
+
+    SPI_connect();
+    // Not read-only: in READ COMMITTED that takes a fresh snapshot, so a drop committed while
+    // this statement runs is seen at once.
+    if (SPI_execute_with_args(query, 1, argtypes, values, nullptr, false, 1) != SPI_OK_SELECT)
+        elog(ERROR, "idgen: looking up a Snowflake sequencer failed");
+    if (SPI_processed == 0)
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                        errmsg("Snowflake sequencer \"%s\" does not exist", text_to_cstring(name)),
+                        errhint("Create it with snowflake_create().")));
+    bool isnull = false;
+    HeapTuple row = SPI_tuptable->vals[0];
+    TupleDesc desc = SPI_tuptable->tupdesc;
+    out->key.database = MyDatabaseId;
+    out->key.definition_id = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
+    const TimestampTz epoch = DatumGetTimestampTz(SPI_getbinval(row, desc, 2, &isnull));
+    out->max_nodes = DatumGetInt32(SPI_getbinval(row, desc, 3, &isnull));
+    out->key.table = DatumGetObjectId(SPI_getbinval(row, desc, 4, &isnull));
+    SPI_finish();
+
+    out->layout = layout_of(epoch, out->max_nodes);
+    memcpy(out->name, VARDATA_ANY(name), len);
+    out->name[len] = '\0';
+}
+
+static bool was_dropped(const SharedState *s, const SequencerKey &key) {
+    const uint32 n = s->dropped_count < kDroppedRemembered ? s->dropped_count : kDroppedRemembered;
+    for (uint32 i = 0; i < n; i++)
+        if (s->dropped[i] == key) return true;
+    return false;
+}
+
+static SequencerSlot *find_slot_locked(SharedState *s, const SequencerKey &key) {
+    for (int i = 0; i < s->slot_count; i++)
+        if (s->slots[i].key == key) return &s->slots[i];
+    return nullptr;
+}
+
+SequencerSlot *find_sequencer_slot(SharedState *s, Oid table, int64 definition_id) {
+    LWLockAcquire(s->lock, LW_SHARED);
+    SequencerSlot *slot = find_slot_locked(s, SequencerKey{MyDatabaseId, table, definition_id});
+    LWLockRelease(s->lock);
+    return slot;
+}
+
+SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &def,
+                                   uint64_t *generation) {
+    LWLockAcquire(s->lock, LW_SHARED);
+    SequencerSlot *slot = find_slot_locked(s, def.key);
+    if (slot) *generation = atomic_load(&slot->generation);
+    LWLockRelease(s->lock);
+    if (slot) return slot;
+
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    slot = find_slot_locked(s, def.key);
+    if (slot == nullptr) {
+        if (was_dropped(s, def.key)) {
+            LWLockRelease(s->lock);
+            ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                            errmsg("Snowflake sequencer \"%s\" was dropped", def.name)));
+        }
+        for (int i = 0; i < s->slot_count && slot == nullptr; i++)
+            if (s->slots[i].key.database == InvalidOid) slot = &s->slots[i];
+        if (slot == nullptr) {
+            LWLockRelease(s->lock);
+            ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                            errmsg("all %d Snowflake sequencer slots are in use", s->slot_count),
+                            errhint("Raise idgen.max_sequencers (needs a restart) or drop unused sequencers.")));
+        }
+        // A new slot starts above the horizon, so above every id any sequencer handed out.
+        slot->clock.next_free = 0;
+        raise_to(&slot->clock, snowflake::position_after(
+                                   def.layout, static_cast<int64_t>(atomic_load(&s->horizon.durable_unix_us))));
+        slot->issued = 0;
+        slot->last_unix_ms = 0;
+        slot->key = def.key;
+        atomic_fetch_add(&slot->generation, 1);
+    }
+    *generation = atomic_load(&slot->generation);
+    LWLockRelease(s->lock);
+    return slot;
+}
+
+// Keys of the sequencers dropped by the current transaction, in TopTransactionContext.
+static List *pending_releases = NIL;
+
+void release_sequencer_at_commit(Oid table, int64 definition_id) {
+    MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+    SequencerKey *key = static_cast<SequencerKey *>(palloc(sizeof(SequencerKey)));
+    *key = SequencerKey{MyDatabaseId, table, definition_id};
+    pending_releases = lappend(pending_releases, key);
+    MemoryContextSwitchTo(old);
+}
+
+static void release_pending(XactEvent event, void *) {
+    if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT) {
+        SharedState *s = shared_state_or_null();
+        if (s != nullptr && pending_releases != NIL) {
+            LWLockAcquire(s->lock, LW_EXCLUSIVE);
+            ListCell *lc;
+            foreach (lc, pending_releases) {
+                const SequencerKey key = *static_cast<SequencerKey *>(lfirst(lc));
+                s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
+                if (SequencerSlot *slot = find_slot_locked(s, key)) {
+                    slot->key = SequencerKey{InvalidOid, InvalidOid, 0};
+                    atomic_fetch_add(&slot->generation, 1);
+                }
+            }
+            LWLockRelease(s->lock);
+        }
+    }
+    if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+        event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+        pending_releases = NIL;  // the list itself goes with TopTransactionContext
+}
+
+void register_sequencer_callbacks() {
+    RegisterXactCallback(release_pending, nullptr);
+}
+
+}  // namespace idgen::pg

@@ -1,0 +1,46 @@
+// Where Snowflake sequencers are found: their definitions in the extension's table
+// snowflake_definitions (per database, dumped by pg_dump), and their running state in a
+// shared-memory slot keyed by (database, table, definition id). A key is never reused, so a
+// dropped and re-created sequencer gets a fresh slot, which starts above the durable
+// horizon and so above every id the old one handed out.
+#pragma once
+
+#include <cstdint>
+
+#include "../core/snowflake.hpp"
+#include "shared_state.hpp"
+
+namespace idgen::pg {
+
+struct SequencerDefinition {
+    SequencerKey key;
+    int32 max_nodes;
+    snowflake::Layout layout;
+    char name[NAMEDATALEN];
+};
+
+// Looks the name up in this database, in the table of the schema `schema` (the extension's,
+// where the calling function lives); ERROR 42704 when there is no such sequencer.
+void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out);
+
+// Validates a new definition for snowflake_create: returns max_nodes rounded up to a power of
+// two, or raises 22023.
+int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes);
+
+// The slot of a definition, allocated on first use; *generation receives the slot's
+// generation at binding time. ERROR 42704 if the sequencer was dropped, 53400 if no slot is free.
+SequencerSlot *bind_sequencer_slot(SharedState *state, const SequencerDefinition &def,
+                                   uint64_t *generation);
+
+// The slot of a definition of this database's table `table` if one is allocated, without
+// allocating (for statistics).
+SequencerSlot *find_sequencer_slot(SharedState *state, Oid table, int64 definition_id);
+
+// Frees the slot of a definition of this database's table `table` when the current
+// transaction commits.
+void release_sequencer_at_commit(Oid table, int64 definition_id);
+
+// Registers the transaction callback behind release_sequencer_at_commit; from _PG_init.
+void register_sequencer_callbacks();
+
+}  // namespace idgen::pg

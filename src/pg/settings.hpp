@@ -1,0 +1,13 @@
+// idgen's settings (GUCs), defined once in _PG_init and read by the generators.
+#pragma once
+
+namespace idgen::pg {
+
+extern int node_id;         // idgen.node_id: this server's node identity, -1 when unset
+extern int max_lead_ms;     // idgen.max_lead: how far ids may run ahead of the wall clock
+extern int max_wait_ms;     // idgen.max_wait: how long a call may wait for the wall clock
+extern int max_sequencers;  // idgen.max_sequencers: shared-memory slots for Snowflake sequencers
+
+void define_settings();
+
+}  // namespace idgen::pg

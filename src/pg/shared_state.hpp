@@ -1,0 +1,74 @@
+// The state all backends share, in PostgreSQL shared memory (needs shared_preload_libraries):
+// the durable horizon and one slot per Snowflake sequencer in use.
+//
+// Locking notes (after pg_stat_statements):
+// - Drawing an id takes no lock: each slot's LogicalClock is advanced with compare-and-swap,
+//   the statistics with atomic adds and stores, and the horizon is read with an atomic load.
+// - SharedState.lock (one LWLock) is taken exclusively only to move the horizon (rare: about
+//   once per second of id time) and to allocate or release a sequencer slot; it is taken
+//   shared to look a slot up when a backend first meets a sequencer.
+// - A slot's `generation` changes at every allocation and release, so a backend that cached
+//   a slot sees with one atomic load whether the slot is still the one it cached.
+#pragma once
+
+#include <cstdint>
+
+#include "../core/horizon.hpp"
+#include "../core/logical_clock.hpp"
+#include "postgres_api.hpp"
+
+extern "C" {
+#include "storage/lwlock.h"
+}
+
+namespace idgen::pg {
+
+// Which sequencer: ids of snowflake_definitions rows are unique only within one incarnation
+// of the table (DROP EXTENSION and CREATE EXTENSION start them again), so the table's oid
+// is part of the key.
+struct SequencerKey {
+    Oid database;  // InvalidOid: no sequencer
+    Oid table;
+    int64 definition_id;
+
+    bool operator==(const SequencerKey &o) const {
+        return database == o.database && table == o.table && definition_id == o.definition_id;
+    }
+};
+
+struct SequencerSlot {
+    uint64_t generation;  // changes at every allocation and release
+    SequencerKey key;     // which sequencer holds the slot; database InvalidOid when free
+    LogicalClock clock;
+    uint64_t issued;       // ids handed out since the slot was allocated
+    uint64_t last_unix_ms;  // time field of the last id handed out
+};
+
+constexpr int kDroppedRemembered = 256;
+
+struct SharedState {
+    LWLock *lock;
+    Horizon horizon;
+    bool horizon_unreadable;  // the horizon file exists but cannot be trusted
+    // Sequencers dropped since the server started, a ring: a dropped definition may still be
+    // visible to an older snapshot, but it must never get a slot again.
+    uint32 dropped_count;
+    SequencerKey dropped[kDroppedRemembered];
+    int slot_count;
+    SequencerSlot slots[FLEXIBLE_ARRAY_MEMBER];
+};
+
+// Registers the shared-memory hooks; call from _PG_init while preloading.
+void install_shared_state_hooks();
+
+// The shared state, or an error (SQLSTATE 55000) naming `what` when idgen was not preloaded.
+SharedState *require_shared_state(const char *what);
+
+// The shared state, or nullptr when idgen was not preloaded.
+SharedState *shared_state_or_null();
+
+// Makes sure the durable horizon covers an id whose time ends at end_unix_us, moving it
+// (and writing it to disk) first if it does not. Call before handing the id out.
+void ensure_horizon(SharedState *state, int64_t end_unix_us, int64_t now_unix_us);
+
+}  // namespace idgen::pg

@@ -1,0 +1,173 @@
+// SQL functions of Snowflake sequencers: snowflake_next, the decoders (snowflake_timestamp,
+// snowflake_node, snowflake_counter, snowflake_min_id), and the internal helpers behind
+// snowflake_create, snowflake_drop and the snowflake_sequencers view.
+#include "../core/snowflake.hpp"
+#include "convert.hpp"
+#include "errors.hpp"
+#include "postgres_api.hpp"
+#include "sequencer_registry.hpp"
+#include "settings.hpp"
+#include "shared_state.hpp"
+#include "wall_clock.hpp"
+
+extern "C" {
+#include "funcapi.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+}
+
+using namespace idgen;
+using namespace idgen::pg;
+
+extern "C" {
+PG_FUNCTION_INFO_V1(idgen_snowflake_next);
+PG_FUNCTION_INFO_V1(idgen_snowflake_timestamp);
+PG_FUNCTION_INFO_V1(idgen_snowflake_node);
+PG_FUNCTION_INFO_V1(idgen_snowflake_counter);
+PG_FUNCTION_INFO_V1(idgen_snowflake_min_id);
+PG_FUNCTION_INFO_V1(idgen_snowflake_check_definition);
+PG_FUNCTION_INFO_V1(idgen_snowflake_release);
+PG_FUNCTION_INFO_V1(idgen_snowflake_state);
+}
+
+// What one call site (one function expression in one query) remembers between calls, so
+// that the hot path looks nothing up: the definition, and the slot while it stays ours.
+struct CallSite {
+    SequencerDefinition def;
+    SequencerSlot *slot;  // nullptr until bound
+    uint64_t generation;  // the slot's generation when bound
+};
+
+static bool same_name(const CallSite *site, const text *name) {
+    const size_t len = VARSIZE_ANY_EXHDR(name);
+    return strlen(site->def.name) == len && memcmp(site->def.name, VARDATA_ANY(name), len) == 0;
+}
+
+// The extension's schema: the one this SQL function was created in.
+static Oid extension_schema(FunctionCallInfo fcinfo) {
+    return get_func_namespace(fcinfo->flinfo->fn_oid);
+}
+
+static CallSite *call_site(FunctionCallInfo fcinfo, const text *name) {
+    CallSite *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
+    if (site != nullptr && same_name(site, name)) return site;
+    SequencerDefinition def;
+    find_sequencer_definition(extension_schema(fcinfo), name, &def);
+    if (site == nullptr)
+        site = static_cast<CallSite *>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
+    site->def = def;
+    site->slot = nullptr;
+    fcinfo->flinfo->fn_extra = site;
+    return site;
+}
+
+static bool still_bound(const CallSite *site) {
+    return site->slot != nullptr && atomic_load(&site->slot->generation) == site->generation;
+}
+
+Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
+    SharedState *shared = require_shared_state("snowflake_next()");
+    const text *name = PG_GETARG_TEXT_PP(0);
+    CallSite *site = call_site(fcinfo, name);
+    ClockWait wait;
+    for (;;) {
+        if (!still_bound(site)) {
+            if (site->slot != nullptr)  // released: dropped, or dropped and created again?
+                find_sequencer_definition(extension_schema(fcinfo), name, &site->def);
+            site->slot = bind_sequencer_slot(shared, site->def, &site->generation);
+        }
+        SequencerSlot *slot = site->slot;
+        const int64_t now = now_unix_us();
+        Status error;
+        const snowflake::Next n =
+            snowflake::next(&slot->clock, site->def.layout, node_id, now, max_lead_ms, &error);
+        switch (n.kind) {
+            case snowflake::Next::Kind::issued:
+                if (!still_bound(site)) continue;  // the slot changed hands during the draw
+                ensure_horizon(shared, n.end_unix_us, now);
+                atomic_fetch_add(&slot->issued, 1);
+                atomic_store(&slot->last_unix_ms, static_cast<uint64_t>(n.unix_ms));
+                PG_RETURN_INT64(n.id);
+            case snowflake::Next::Kind::failed:
+                if (error.code == Errc::not_attached)
+                    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                                    errmsg("Snowflake sequencer \"%s\" is detached on this server",
+                                           site->def.name),
+                                    errdetail("idgen.node_id is %d; the sequencer holds node ids 0..%d.",
+                                              node_id, site->def.max_nodes - 1),
+                                    errhint("Set idgen.node_id in postgresql.conf to this server's "
+                                            "unique node id and restart.")));
+                raise_error(error);
+            case snowflake::Next::Kind::wait:
+                wait_for_clock(&wait, n.ahead_ms, "snowflake_next()");
+                break;
+        }
+    }
+}
+
+static snowflake::Parts decode_arg(FunctionCallInfo fcinfo) {
+    const CallSite *site = call_site(fcinfo, PG_GETARG_TEXT_PP(0));
+    snowflake::Parts parts{};
+    check(snowflake::decode(site->def.layout, PG_GETARG_INT64(1), &parts));
+    return parts;
+}
+
+Datum idgen_snowflake_timestamp(PG_FUNCTION_ARGS) {
+    PG_RETURN_TIMESTAMPTZ(timestamptz_from_unix_micros(decode_arg(fcinfo).unix_ms * 1000));
+}
+
+Datum idgen_snowflake_node(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT32(decode_arg(fcinfo).node);
+}
+
+Datum idgen_snowflake_counter(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT32(decode_arg(fcinfo).counter);
+}
+
+Datum idgen_snowflake_min_id(PG_FUNCTION_ARGS) {
+    const CallSite *site = call_site(fcinfo, PG_GETARG_TEXT_PP(0));
+    int64_t id = 0;
+    check(snowflake::min_id(site->def.layout, unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1)), &id));
+    PG_RETURN_INT64(id);
+}
+
+Datum idgen_snowflake_check_definition(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT32(check_sequencer_definition(PG_GETARG_TEXT_PP(0), PG_GETARG_TIMESTAMPTZ(1),
+                                               PG_GETARG_INT32(2)));
+}
+
+Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
+    release_sequencer_at_commit(PG_GETARG_OID(0), PG_GETARG_INT64(1));
+    PG_RETURN_VOID();
+}
+
+// (definitions table, definition id, max_nodes) -> node_bits, counter_bits, node_id, state, ids_issued, last_id_time
+Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
+    const Oid table = PG_GETARG_OID(0);
+    const int64 definition_id = PG_GETARG_INT64(1);
+    int node_bits = 0;
+    check(snowflake::node_bits_for(PG_GETARG_INT32(2), &node_bits));
+    const snowflake::Layout layout{0, node_bits};
+
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        elog(ERROR, "idgen: _snowflake_state must return a record");
+    desc = BlessTupleDesc(desc);
+    Datum values[6];
+    bool nulls[6] = {false, false, false, false, false, false};
+
+    SharedState *shared = shared_state_or_null();
+    const bool attached = shared != nullptr && snowflake::node_fits(layout, node_id);
+    values[0] = Int32GetDatum(node_bits);
+    values[1] = Int32GetDatum(layout.counter_bits());
+    values[2] = Int32GetDatum(node_id);
+    nulls[2] = node_id < 0;
+    values[3] = CStringGetTextDatum(attached ? "attached" : "detached");
+    const SequencerSlot *slot = shared ? find_sequencer_slot(shared, table, definition_id) : nullptr;
+    const uint64_t issued = slot ? atomic_load(&slot->issued) : 0;
+    values[4] = Int64GetDatum(static_cast<int64>(issued));
+    const uint64_t last_ms = slot ? atomic_load(&slot->last_unix_ms) : 0;
+    values[5] = TimestampTzGetDatum(timestamptz_from_unix_micros(static_cast<int64>(last_ms) * 1000));
+    nulls[5] = issued == 0;
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}

@@ -1,0 +1,20 @@
+// The wall clock as the generators see it (CLOCK_REALTIME, which libfaketime can move in
+// tests), and the bounded, interruptible wait for it to catch up with ids already issued.
+#pragma once
+
+#include <cstdint>
+
+namespace idgen::pg {
+
+int64_t now_unix_us();
+
+// One wait, started when a generator first finds itself too far ahead of the wall clock.
+struct ClockWait {
+    int64_t started_monotonic_us = -1;
+};
+
+// Sleeps a little (interruptibly) for a clock that is `ahead_ms` behind the next id, or, once
+// idgen.max_wait has been spent on this wait, raises SQLSTATE 55000 naming `what`.
+void wait_for_clock(ClockWait *wait, int64_t ahead_ms, const char *what);
+
+}  // namespace idgen::pg
