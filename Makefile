@@ -22,7 +22,6 @@ REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/idgen-test.c
 
 # TAP tests with PostgreSQL::Test::Cluster; helpers in test/lib.
 PROVE_TESTS = $(sort $(wildcard test/tap/*.pl))
-PROVE_FLAGS = -I test/lib
 
 EXTRA_CLEAN = tmp_check_regress results regression.diffs regression.out test/unit/run_unit_tests \
 	$(OBJS:.o=.d)
@@ -48,5 +47,7 @@ test/unit/run_unit_tests: $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS) $
 unit: test/unit/run_unit_tests
 	test/unit/run_unit_tests $(GTEST_FLAGS)
 
+# (Makefile.global resets PROVE_FLAGS, so it is set for this target only.)
+tap: PROVE_FLAGS += -I test/lib
 tap:
 	$(prove_installcheck)

@@ -11,7 +11,7 @@ PG_MODULE_MAGIC;
 void _PG_init(void);
 
 void _PG_init(void) {
-    idgen::pg::define_settings();
+    idgen::pg::define_settings(process_shared_preload_libraries_in_progress);
     idgen::pg::register_sequencer_callbacks();
     if (process_shared_preload_libraries_in_progress) idgen::pg::install_shared_state_hooks();
 }

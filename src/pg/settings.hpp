@@ -8,6 +8,8 @@ extern int max_lead_ms;     // idgen.max_lead: how far ids may run ahead of the 
 extern int max_wait_ms;     // idgen.max_wait: how long a call may wait for the wall clock
 extern int max_sequencers;  // idgen.max_sequencers: shared-memory slots for Snowflake sequencers
 
-void define_settings();
+// The settings fixed at server start can only be defined while preloading; without the
+// preload they keep their defaults (no node id, no shared memory to size).
+void define_settings(bool preloading);
 
 }  // namespace idgen::pg
