@@ -17,7 +17,9 @@ enum class Errc {
 
 struct Status {
     Errc code = Errc::ok;
-    char message[240] = {0};
+    // Written only with an error, and read only when code is not ok: hot paths that succeed
+    // never touch (or zero) the buffer.
+    char message[240];
 
     bool ok() const noexcept { return code == Errc::ok; }
 

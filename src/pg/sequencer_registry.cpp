@@ -122,7 +122,6 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
         slot->clock.next_free = 0;
         raise_to(&slot->clock, snowflake::position_after(
                                    def.layout, static_cast<int64_t>(atomic_load(&s->horizon.durable_unix_us))));
-        slot->issued = 0;
         slot->last_unix_ms = 0;
         slot->key = def.key;
         atomic_fetch_add(&slot->generation, 1);

@@ -23,7 +23,7 @@ void define_settings(bool preloading) {
             &node_id, -1, -1, 8191, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
         DefineCustomIntVariable(
             "idgen.max_sequencers", "How many Snowflake sequencers can be in use at once (server-wide).",
-            nullptr, &max_sequencers, 64, 1, 65536, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+            nullptr, &max_sequencers, 64, 1, 4096, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
     }
     DefineCustomIntVariable(
         "idgen.max_lead", "How far ahead of the wall clock time-ordered ids may run.",

@@ -6,7 +6,9 @@
 #include "settings.hpp"
 
 extern "C" {
+#include "access/twophase.h"
 #include "storage/ipc.h"
+#include "storage/proc.h"
 #include "storage/shmem.h"
 }
 
@@ -17,9 +19,44 @@ static shmem_request_hook_type prev_shmem_request_hook = nullptr;
 static shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 static SharedState *state = nullptr;
 
-static Size shared_state_size() {
+// Every process that can run SQL has a PGPROC and so a row of counts (PGPROC.pgprocno).
+static int backend_rows() {
+    return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+}
+
+static Size slots_end() {
     return add_size(offsetof(SharedState, slots),
                     mul_size(sizeof(SequencerSlot), static_cast<Size>(max_sequencers)));
+}
+
+static Size shared_state_size() {
+    return add_size(slots_end(), mul_size(sizeof(IssuedCount),
+                                          mul_size(static_cast<Size>(backend_rows()),
+                                                   static_cast<Size>(max_sequencers))));
+}
+
+static IssuedCount *issued_row(SharedState *s, int backend) {
+    IssuedCount *table = reinterpret_cast<IssuedCount *>(reinterpret_cast<char *>(s) + slots_end());
+    return table + static_cast<Size>(backend) * s->slot_count;
+}
+
+void count_issued(SharedState *s, const SequencerSlot *slot, uint64_t generation) {
+    IssuedCount &cell = issued_row(s, MyProc->pgprocno)[slot - s->slots];
+    if (cell.generation != generation) {
+        atomic_store(&cell.count, 0);
+        atomic_store(&cell.generation, generation);
+    }
+    atomic_store(&cell.count, cell.count + 1);
+}
+
+uint64_t issued_total(SharedState *s, const SequencerSlot *slot) {
+    const uint64_t generation = atomic_load(&slot->generation);
+    uint64_t total = 0;
+    for (int b = 0; b < s->backend_count; b++) {
+        const IssuedCount &cell = issued_row(s, b)[slot - s->slots];
+        if (atomic_load(&cell.generation) == generation) total += atomic_load(&cell.count);
+    }
+    return total;
 }
 
 static void request_shared_state() {
@@ -38,6 +75,7 @@ static void start_shared_state() {
         memset(state, 0, shared_state_size());
         state->lock = &(GetNamedLWLockTranche(kTrancheName))->lock;
         state->slot_count = max_sequencers;
+        state->backend_count = backend_rows();
         int64_t horizon = 0;
         switch (read_horizon_file(&horizon)) {
             case HorizonRead::ok:

@@ -2,8 +2,9 @@
 // the durable horizon and one slot per Snowflake sequencer in use.
 //
 // Locking notes (after pg_stat_statements):
-// - Drawing an id takes no lock: each slot's LogicalClock is advanced with compare-and-swap,
-//   the statistics with atomic adds and stores, and the horizon is read with an atomic load.
+// - Drawing an id takes no lock: each slot's LogicalClock is advanced with compare-and-swap
+//   (the only locked instruction per id), the horizon is read with an atomic load, and the
+//   statistics are plain stores into cells that only one backend writes.
 // - SharedState.lock (one LWLock) is taken exclusively only to move the horizon (rare: about
 //   once per second of id time) and to allocate or release a sequencer slot; it is taken
 //   shared to look a slot up when a backend first meets a sequencer.
@@ -40,8 +41,15 @@ struct SequencerSlot {
     uint64_t generation;  // changes at every allocation and release
     SequencerKey key;     // which sequencer holds the slot; database InvalidOid when free
     LogicalClock clock;
-    uint64_t issued;       // ids handed out since the slot was allocated
     uint64_t last_unix_ms;  // time field of the last id handed out
+};
+
+// How many ids one backend drew from one slot. Only that backend writes the cell, so no
+// locked instruction is needed; the view sums a slot's cells. A cell counts for one slot
+// generation and starts again from zero when the slot is given to another sequencer.
+struct IssuedCount {
+    uint64_t generation;
+    uint64_t count;
 };
 
 constexpr int kDroppedRemembered = 256;
@@ -55,8 +63,15 @@ struct SharedState {
     uint32 dropped_count;
     SequencerKey dropped[kDroppedRemembered];
     int slot_count;
+    int backend_count;     // rows of the IssuedCount table that follows the slots
     SequencerSlot slots[FLEXIBLE_ARRAY_MEMBER];
 };
+
+// Counts one id drawn by this backend from slot `slot` in its generation `generation`.
+void count_issued(SharedState *state, const SequencerSlot *slot, uint64_t generation);
+
+// The ids drawn from a slot in its current generation, by all backends.
+uint64_t issued_total(SharedState *state, const SequencerSlot *slot);
 
 // Registers the shared-memory hooks; call from _PG_init while preloading.
 void install_shared_state_hooks();

@@ -34,13 +34,14 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_state);
 // that the hot path looks nothing up: the definition, and the slot while it stays ours.
 struct CallSite {
     SequencerDefinition def;
+    size_t name_length;
     SequencerSlot *slot;  // nullptr until bound
     uint64_t generation;  // the slot's generation when bound
 };
 
 static bool same_name(const CallSite *site, const text *name) {
     const size_t len = VARSIZE_ANY_EXHDR(name);
-    return strlen(site->def.name) == len && memcmp(site->def.name, VARDATA_ANY(name), len) == 0;
+    return site->name_length == len && memcmp(site->def.name, VARDATA_ANY(name), len) == 0;
 }
 
 // The extension's schema: the one this SQL function was created in.
@@ -56,6 +57,7 @@ static CallSite *call_site(FunctionCallInfo fcinfo, const text *name) {
     if (site == nullptr)
         site = static_cast<CallSite *>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
     site->def = def;
+    site->name_length = strlen(def.name);
     site->slot = nullptr;
     fcinfo->flinfo->fn_extra = site;
     return site;
@@ -85,7 +87,7 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
             case snowflake::Next::Kind::issued:
                 if (!still_bound(site)) continue;  // the slot changed hands during the draw
                 ensure_horizon(shared, n.end_unix_us, now);
-                atomic_fetch_add(&slot->issued, 1);
+                count_issued(shared, slot, site->generation);
                 atomic_store(&slot->last_unix_ms, static_cast<uint64_t>(n.unix_ms));
                 PG_RETURN_INT64(n.id);
             case snowflake::Next::Kind::failed:
@@ -164,7 +166,7 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     nulls[2] = node_id < 0;
     values[3] = CStringGetTextDatum(attached ? "attached" : "detached");
     const SequencerSlot *slot = shared ? find_sequencer_slot(shared, table, definition_id) : nullptr;
-    const uint64_t issued = slot ? atomic_load(&slot->issued) : 0;
+    const uint64_t issued = slot ? issued_total(shared, slot) : 0;
     values[4] = Int64GetDatum(static_cast<int64>(issued));
     const uint64_t last_ms = slot ? atomic_load(&slot->last_unix_ms) : 0;
     values[5] = TimestampTzGetDatum(timestamptz_from_unix_micros(static_cast<int64>(last_ms) * 1000));
