@@ -25,6 +25,40 @@ SELECT form_uuid_v1('1500-01-01 00:00:00+00', 0, '44:88:99:36:57:32');
 \set ON_ERROR_STOP 1
 
 \echo
+\echo '5. Snowflake sequencers: 64-bit, time-ordered ids from shared memory, no lock, no round trip.'
+\echo '   This server runs with idgen.node_id = 1. A sequencer with a custom epoch and 1024 nodes:'
+SELECT snowflake_create('orders', epoch => '2024-01-01 00:00:00+00', max_nodes => 1024);
+CREATE TABLE IF NOT EXISTS orders (id bigint PRIMARY KEY DEFAULT snowflake_next('orders'), item text);
+INSERT INTO orders (item) VALUES ('tea'), ('coffee'), ('cake');
+\echo '   Used as a column default; every id carries its millisecond, the node, and a counter:'
+SELECT id, item, snowflake_timestamp('orders', id) AS "time", snowflake_node('orders', id) AS node,
+       snowflake_counter('orders', id) AS counter
+FROM orders ORDER BY id;
+
+\echo '6. Strictly increasing, never repeated: a million ids in one statement:'
+SELECT count(*) AS ids, count(DISTINCT id) AS distinct_ids, bool_and(id > prev OR prev IS NULL) AS increasing
+FROM (SELECT id, lag(id) OVER (ORDER BY i) AS prev
+      FROM (SELECT i, snowflake_next('orders') AS id FROM generate_series(1, 1000000) i) s) t;
+
+\echo '7. Time ranges become id ranges, so an index on id serves "the last hour":'
+SELECT count(*) AS orders_in_the_last_hour
+FROM orders WHERE id >= snowflake_min_id('orders', now() - interval '1 hour');
+
+\echo '8. The sequencer as this server sees it:'
+SELECT name, epoch, max_nodes, node_bits, counter_bits, node_id, state, ids_issued
+FROM snowflake_sequencers;
+
+\echo '9. Unknown names (42704) and bad definitions (22023) are clear errors:'
+\set ON_ERROR_STOP 0
+\set VERBOSITY default
+\set SHOW_CONTEXT never
+SELECT snowflake_next('no_such_sequencer');
+SELECT snowflake_create('bad', max_nodes => 100000);
+\set ON_ERROR_STOP 1
+DROP TABLE orders;
+SELECT snowflake_drop('orders');
+
+\echo
 \echo 'Every function, with its description (\\df+ shows the same):'
 SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') AS description
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
