@@ -1,10 +1,11 @@
 // A logical clock that never goes back, shared by all processes through one 64-bit word.
 //
 // Every time-ordered generator (Snowflake, UUID v1, unique timestamps) is the same machine in
-// its own unit: the word holds the next free position; a draw takes max(next free, the wall
-// clock's position), unless that runs further ahead of the wall clock than allowed, and
-// publishes position + 1 with a compare-and-swap. So positions are unique and strictly
-// increasing across all callers, whatever the wall clock does; no lock is taken.
+// its own unit: the word holds the next free position; a draw first raises it to the wall
+// clock's position if the clock has moved past it, then takes the next free position with an
+// atomic add, unless that runs further ahead of the wall clock than allowed. So positions are
+// unique and strictly increasing across all callers, whatever the wall clock does; no lock
+// is taken.
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 #include "convert.hpp"
 #include "errors.hpp"
 #include "postgres_api.hpp"
-#include "sequencer_registry.hpp"
+#include "sequencer_cache.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "wall_clock.hpp"
@@ -31,51 +31,48 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_state);
 }
 
 // What one call site (one function expression in one query) remembers between calls, so
-// that the hot path looks nothing up: the definition, and the slot while it stays ours.
+// that the hot path looks nothing up: its cache entry, valid while the cache version holds.
 struct CallSite {
-    SequencerDefinition def;
+    CachedSequencer *entry;
+    uint64 version;
     size_t name_length;
-    SequencerSlot *slot;  // nullptr until bound
-    uint64_t generation;  // the slot's generation when bound
 };
-
-static bool same_name(const CallSite *site, const text *name) {
-    const size_t len = VARSIZE_ANY_EXHDR(name);
-    return site->name_length == len && memcmp(site->def.name, VARDATA_ANY(name), len) == 0;
-}
 
 // The extension's schema: the one this SQL function was created in.
 static Oid extension_schema(FunctionCallInfo fcinfo) {
     return get_func_namespace(fcinfo->flinfo->fn_oid);
 }
 
-static CallSite *call_site(FunctionCallInfo fcinfo, const text *name) {
+static CachedSequencer *sequencer_of(FunctionCallInfo fcinfo, const text *name) {
     CallSite *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
-    if (site != nullptr && same_name(site, name)) return site;
-    SequencerDefinition def;
-    find_sequencer_definition(extension_schema(fcinfo), name, &def);
-    if (site == nullptr)
-        site = static_cast<CallSite *>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
-    site->def = def;
-    site->name_length = strlen(def.name);
-    site->slot = nullptr;
-    fcinfo->flinfo->fn_extra = site;
-    return site;
+    const size_t len = VARSIZE_ANY_EXHDR(name);
+    if (site != nullptr && site->version == sequencer_cache_version() && site->name_length == len &&
+        memcmp(site->entry->name, VARDATA_ANY(name), len) == 0)
+        return site->entry;
+    CachedSequencer *entry = cached_sequencer(extension_schema(fcinfo), name);
+    if (site == nullptr) {
+        site = static_cast<CallSite *>(MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
+        fcinfo->flinfo->fn_extra = site;
+    }
+    site->entry = entry;
+    site->version = entry->version;
+    site->name_length = len;
+    return entry;
 }
 
-static bool still_bound(const CallSite *site) {
-    return site->slot != nullptr && atomic_load(&site->slot->generation) == site->generation;
+static bool still_bound(const CachedSequencer *e) {
+    return e->slot != nullptr && atomic_load(&e->slot->generation) == e->generation;
 }
 
 Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
     SharedState *shared = require_shared_state("snowflake_next()");
     const text *name = PG_GETARG_TEXT_PP(0);
-    CallSite *site = call_site(fcinfo, name);
+    CachedSequencer *site = sequencer_of(fcinfo, name);
     ClockWait wait;
     for (;;) {
         if (!still_bound(site)) {
             if (site->slot != nullptr)  // released: dropped, or dropped and created again?
-                find_sequencer_definition(extension_schema(fcinfo), name, &site->def);
+                refresh_cached_sequencer(extension_schema(fcinfo), name, site);
             site->slot = bind_sequencer_slot(shared, site->def, &site->generation);
         }
         SequencerSlot *slot = site->slot;
@@ -108,7 +105,7 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
 }
 
 static snowflake::Parts decode_arg(FunctionCallInfo fcinfo) {
-    const CallSite *site = call_site(fcinfo, PG_GETARG_TEXT_PP(0));
+    const CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
     snowflake::Parts parts{};
     check(snowflake::decode(site->def.layout, PG_GETARG_INT64(1), &parts));
     return parts;
@@ -127,7 +124,7 @@ Datum idgen_snowflake_counter(PG_FUNCTION_ARGS) {
 }
 
 Datum idgen_snowflake_min_id(PG_FUNCTION_ARGS) {
-    const CallSite *site = call_site(fcinfo, PG_GETARG_TEXT_PP(0));
+    const CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
     int64_t id = 0;
     check(snowflake::min_id(site->def.layout, unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1)), &id));
     PG_RETURN_INT64(id);
@@ -140,6 +137,7 @@ Datum idgen_snowflake_check_definition(PG_FUNCTION_ARGS) {
 
 Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
     release_sequencer_at_commit(PG_GETARG_OID(0), PG_GETARG_INT64(1));
+    invalidate_sequencer_caches(PG_GETARG_OID(0));
     PG_RETURN_VOID();
 }
 
