@@ -26,7 +26,7 @@ CREATE FUNCTION bench_noop_macaddr(uuid) RETURNS macaddr
     AS :'noop_so', 'bench_noop_uuid' LANGUAGE C IMMUTABLE STRICT;
 
 -- Seed 003's functions, the baseline idgen has to beat.
-\ir seed003.sql
+\ir ../test/fixtures/seed003.sql
 
 CREATE SEQUENCE bench_seq_cache1 CACHE 1;
 CREATE SEQUENCE bench_seq_cache100 CACHE 100;

@@ -61,19 +61,7 @@ SELECT form_uuid_v1('1582-10-14 23:59:59.999999+00', 0, '00:00:00:00:00:00');
 SELECT form_uuid_v1(now(), 16384, '00:00:00:00:00:00');
 
 -- Oracle: seed 003's PL/pgSQL, verbatim, in a schema of its own.
-CREATE SCHEMA seed003;
-CREATE FUNCTION seed003.form_uuid_v1(ts TIMESTAMPTZ, clock_seq INTEGER, mac MACADDR)
-RETURNS UUID AS $$
-DECLARE
-t BIT(60) := (extract(EPOCH FROM ts) * 10000000 + 122192928000000000) :: BIGINT :: BIT(60);
-uuid_hi BIT(64) := substring(t FROM 29 FOR 32) || substring(t FROM 13 FOR 16) || b'0001' ||
-substring(t FROM 1 FOR 12);
-BEGIN
-RETURN lpad(to_hex(uuid_hi :: BIGINT) :: TEXT, 16, '0') ||
-(to_hex((b'10' || clock_seq :: BIT(14)) :: BIT(16) :: INTEGER)) :: TEXT ||
-replace(mac :: TEXT, ':', '');
-END
-$$ LANGUAGE plpgsql;
+\i test/fixtures/seed003.sql
 
 -- 10,000 random microsecond-exact times spread over 1583..5235 and every edge, random clock
 -- sequences and nodes: byte-identical to the seed, and the time reads back exactly.
@@ -96,6 +84,7 @@ FROM (SELECT us FROM random_micros UNION ALL SELECT us FROM edge_micros) u;
 SELECT count(*) AS inputs,
        count(*) FILTER (WHERE form_uuid_v1(ts, clock_seq, node) <> seed003.form_uuid_v1(ts, clock_seq, node)) AS differ_from_seed,
        count(*) FILTER (WHERE uuid_v1_timestamp(form_uuid_v1(ts, clock_seq, node)) <> ts) AS time_not_exact,
+       count(*) FILTER (WHERE seed003.uuid_v1_timestamp(form_uuid_v1(ts, clock_seq, node)) <> ts) AS seed_time_not_exact,
        count(*) FILTER (WHERE uuid_v1_clock_seq(form_uuid_v1(ts, clock_seq, node)) <> clock_seq) AS clock_seq_differs,
        count(*) FILTER (WHERE uuid_v1_node(form_uuid_v1(ts, clock_seq, node)) <> node) AS node_differs,
        min(ts) AS earliest, max(ts) AS latest
