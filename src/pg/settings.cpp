@@ -2,6 +2,10 @@
 // identity are fixed at server start; the timing bounds can be changed by a superuser.
 #include "settings.hpp"
 
+#include <cstdint>
+#include <cstring>
+
+#include "host_identity.hpp"
 #include "postgres_api.hpp"
 
 extern "C" {
@@ -14,6 +18,30 @@ int node_id = -1;
 int max_lead_ms = 5000;
 int max_wait_ms = 1000;
 int max_sequencers = 64;
+char *uuid_node = nullptr;
+char *locality_mac = nullptr;
+int locality_mode = kLocalityVariable;
+int unique_timestamp_digits = 2;
+
+static const struct config_enum_entry locality_modes[] = {
+    {"variable", kLocalityVariable, false},
+    {"sequential", kLocalitySequential, false},
+    {nullptr, 0, false},
+};
+
+static bool check_uuid_node(char **value, void **, GucSource) {
+    uint64_t mac = 0;
+    if (strcmp(*value, "random") == 0 || strcmp(*value, "mac") == 0 || parse_mac(*value, &mac)) return true;
+    GUC_check_errdetail("idgen.uuid_node must be 'random', 'mac' or a MAC address such as '02:00:5e:10:00:01'.");
+    return false;
+}
+
+static bool check_locality_mac(char **value, void **, GucSource) {
+    uint64_t mac = 0;
+    if (**value == '\0' || parse_mac(*value, &mac)) return true;
+    GUC_check_errdetail("idgen.locality_mac must be empty (the first network interface) or a MAC address.");
+    return false;
+}
 
 void define_settings(bool preloading) {
     if (preloading) {
@@ -24,7 +52,25 @@ void define_settings(bool preloading) {
         DefineCustomIntVariable(
             "idgen.max_sequencers", "How many Snowflake sequencers can be in use at once (server-wide).",
             nullptr, &max_sequencers, 64, 1, 4096, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+        DefineCustomStringVariable(
+            "idgen.uuid_node", "The node of uuid_v1(): 'random', 'mac' or a MAC address.",
+            "'random' (the default) is a random multicast node made once per data directory, so no "
+            "hardware address leaks; 'mac' is the first network interface's address.",
+            &uuid_node, "random", PGC_POSTMASTER, 0, check_uuid_node, nullptr, nullptr);
+        DefineCustomStringVariable(
+            "idgen.locality_mac", "The MAC address whose last 28 bits locality_uuid() carries.",
+            "Empty (the default): the first network interface's address, or zeros if there is none.",
+            &locality_mac, "", PGC_POSTMASTER, 0, check_locality_mac, nullptr, nullptr);
+        DefineCustomIntVariable(
+            "idgen.unique_timestamp_digits", "How many last decimal digits of unique_timestamp() carry idgen.node_id.",
+            "2: 100 servers at 100 ns resolution (Chronicle's default); 3: 1,000 servers at 1 microsecond.",
+            &unique_timestamp_digits, 2, 2, 3, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
     }
+    DefineCustomEnumVariable(
+        "idgen.locality_mode", "The counter mode of locality_uuid() without an argument.",
+        "variable: the first characters change fastest (writes spread over shards); sequential: "
+        "they count up (writes stay together).",
+        &locality_mode, kLocalityVariable, locality_modes, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "idgen.max_lead", "How far ahead of the wall clock time-ordered ids may run.",
         "When a counter runs out, or the wall clock steps back, ids keep increasing ahead of the "

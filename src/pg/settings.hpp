@@ -7,6 +7,12 @@ extern int node_id;         // idgen.node_id: this server's node identity, -1 wh
 extern int max_lead_ms;     // idgen.max_lead: how far ids may run ahead of the wall clock
 extern int max_wait_ms;     // idgen.max_wait: how long a call may wait for the wall clock
 extern int max_sequencers;  // idgen.max_sequencers: shared-memory slots for Snowflake sequencers
+extern char *uuid_node;     // idgen.uuid_node: 'random', 'mac' or a MAC address, for uuid_v1()
+extern char *locality_mac;  // idgen.locality_mac: '' (the first interface) or a MAC address
+extern int locality_mode;   // idgen.locality_mode: LocalityMode, for locality_uuid()
+extern int unique_timestamp_digits;  // idgen.unique_timestamp_digits: 2 or 3 host digits
+
+enum LocalityMode { kLocalityVariable = 0, kLocalitySequential = 1 };
 
 // The settings fixed at server start can only be defined while preloading; without the
 // preload they keep their defaults (no node id, no shared memory to size).

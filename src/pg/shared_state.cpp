@@ -2,7 +2,13 @@
 // shmem_startup_hook (also after a crash restart, which reloads the horizon from disk).
 #include "shared_state.hpp"
 
-#include "durable_horizon.hpp"
+#include <cstring>
+
+#include "../core/locality_clock.hpp"
+#include "../core/unique_timestamp.hpp"
+#include "../core/uuid_v1_clock.hpp"
+#include "durable_record.hpp"
+#include "host_identity.hpp"
 #include "settings.hpp"
 
 extern "C" {
@@ -15,6 +21,8 @@ extern "C" {
 namespace idgen::pg {
 
 static const char kTrancheName[] = "idgen";
+static const char kHorizonFile[] = "idgen.horizon";
+static const uint32_t kHorizonMagic = 0x1D6E4853;  // "idgen horizon", format 2
 static shmem_request_hook_type prev_shmem_request_hook = nullptr;
 static shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 static SharedState *state = nullptr;
@@ -65,6 +73,28 @@ static void request_shared_state() {
     RequestNamedLWLockTranche(kTrancheName, 1);
 }
 
+// Resolves the live generators' identities from the settings and starts their clocks above
+// the horizon, so that nothing they issue can meet what they issued before a restart.
+static void start_live_generators(LiveGenerators *live, int64_t horizon_unix_us) {
+    UuidIdentity identity{};
+    live->identity_unreadable = !load_uuid_identity(&identity);
+    live->uuid_clock_seq = identity.clock_seq;
+    if (strcmp(uuid_node, "random") == 0)
+        live->uuid_node = identity.random_node;
+    else if (strcmp(uuid_node, "mac") == 0)
+        live->uuid_node_missing = !first_mac_address(&live->uuid_node);
+    else
+        parse_mac(uuid_node, &live->uuid_node);  // validated by the setting's check hook
+
+    const bool explicit_mac = locality_mac[0] != '\0' && parse_mac(locality_mac, &live->locality_mac);
+    if (!explicit_mac && !first_mac_address(&live->locality_mac)) live->locality_mac = 0;
+
+    raise_to(&live->uuid_v1, uuid_v1::position_after(horizon_unix_us));
+    raise_to(&live->locality.clock, locality::position_after(horizon_unix_us));
+    raise_to(&live->unique_ts,
+             unique_ts::position_after(unique_ts::Layout{unique_timestamp_digits}, horizon_unix_us));
+}
+
 static void start_shared_state() {
     if (prev_shmem_startup_hook) prev_shmem_startup_hook();
 
@@ -77,18 +107,19 @@ static void start_shared_state() {
         state->slot_count = max_sequencers;
         state->backend_count = backend_rows();
         int64_t horizon = 0;
-        switch (read_horizon_file(&horizon)) {
-            case HorizonRead::ok:
+        switch (read_record(kHorizonFile, kHorizonMagic, &horizon, sizeof horizon)) {
+            case RecordRead::ok:
                 state->horizon.durable_unix_us = horizon > 0 ? static_cast<uint64_t>(horizon) : 0;
                 break;
-            case HorizonRead::missing:
+            case RecordRead::missing:
                 break;
-            case HorizonRead::unreadable:
+            case RecordRead::unreadable:
                 state->horizon_unreadable = true;
                 ereport(WARNING, (errmsg("idgen horizon file \"idgen.horizon\" is unreadable; "
                                          "time-ordered generators are disabled")));
                 break;
         }
+        start_live_generators(&state->live, static_cast<int64_t>(state->horizon.durable_unix_us));
     }
     LWLockRelease(AddinShmemInitLock);
 }
@@ -125,7 +156,7 @@ void ensure_horizon(SharedState *s, int64_t end_unix_us, int64_t now_unix_us) {
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     if (!horizon_covers(&s->horizon, end_unix_us)) {
         const int64_t target = horizon_target(end_unix_us, now_unix_us);
-        write_horizon_file(target);
+        write_record(kHorizonFile, kHorizonMagic, &target, sizeof target);
         atomic_store(&s->horizon.durable_unix_us, static_cast<uint64_t>(target));
     }
     LWLockRelease(s->lock);

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "../core/horizon.hpp"
+#include "../core/locality_clock.hpp"
 #include "../core/logical_clock.hpp"
 #include "postgres_api.hpp"
 
@@ -54,10 +55,23 @@ struct IssuedCount {
 
 constexpr int kDroppedRemembered = 256;
 
+// The generators there is one of per server, each a logical clock started above the horizon.
+struct LiveGenerators {
+    LogicalClock uuid_v1;     // 100 ns ticks since 1582-10-15
+    uint64_t uuid_node;       // idgen.uuid_node, resolved at start
+    int32_t uuid_clock_seq;   // random at first start, kept in idgen.identity
+    bool uuid_node_missing;   // idgen.uuid_node = 'mac', but no interface has an address
+    bool identity_unreadable; // idgen.identity exists but cannot be trusted
+    locality::State locality; // time field and counter sequence
+    uint64_t locality_mac;    // idgen.locality_mac, resolved at start (zeros if none)
+    LogicalClock unique_ts;   // units of 10^idgen.unique_timestamp_digits ns since 1970
+};
+
 struct SharedState {
     LWLock *lock;
     Horizon horizon;
     bool horizon_unreadable;  // the horizon file exists but cannot be trusted
+    LiveGenerators live;
     // Sequencers dropped since the server started, a ring: a dropped definition may still be
     // visible to an older snapshot, but it must never get a slot again.
     uint32 dropped_count;

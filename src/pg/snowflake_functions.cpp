@@ -8,7 +8,7 @@
 #include "sequencer_cache.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
-#include "wall_clock.hpp"
+#include "generate.hpp"
 
 extern "C" {
 #include "funcapi.h"
@@ -68,40 +68,30 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
     SharedState *shared = require_shared_state("snowflake_next()");
     const text *name = PG_GETARG_TEXT_PP(0);
     CachedSequencer *site = sequencer_of(fcinfo, name);
-    ClockWait wait;
-    for (;;) {
+    if (!snowflake::node_fits(site->def.layout, node_id))
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("Snowflake sequencer \"%s\" is detached on this server", site->def.name),
+                        errdetail("idgen.node_id is %d; the sequencer holds node ids 0..%d.", node_id,
+                                  site->def.max_nodes - 1),
+                        errhint("Set idgen.node_id in postgresql.conf to this server's unique node id "
+                                "and restart.")));
+    const snowflake::Next n = draw_until_issued(shared, "snowflake_next()", [&](int64_t now_ns, Status *error) {
         if (!still_bound(site)) {
             if (site->slot != nullptr)  // released: dropped, or dropped and created again?
                 refresh_cached_sequencer(extension_schema(fcinfo), name, site);
             site->slot = bind_sequencer_slot(shared, site->def, &site->generation);
         }
-        SequencerSlot *slot = site->slot;
-        const int64_t now = now_unix_us();
-        Status error;
-        const snowflake::Next n =
-            snowflake::next(&slot->clock, site->def.layout, node_id, now, max_lead_ms, &error);
-        switch (n.kind) {
-            case snowflake::Next::Kind::issued:
-                if (!still_bound(site)) continue;  // the slot changed hands during the draw
-                ensure_horizon(shared, n.end_unix_us, now);
-                count_issued(shared, slot, site->generation);
-                atomic_store(&slot->last_unix_ms, static_cast<uint64_t>(n.unix_ms));
-                PG_RETURN_INT64(n.id);
-            case snowflake::Next::Kind::failed:
-                if (error.code == Errc::not_attached)
-                    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                                    errmsg("Snowflake sequencer \"%s\" is detached on this server",
-                                           site->def.name),
-                                    errdetail("idgen.node_id is %d; the sequencer holds node ids 0..%d.",
-                                              node_id, site->def.max_nodes - 1),
-                                    errhint("Set idgen.node_id in postgresql.conf to this server's "
-                                            "unique node id and restart.")));
-                raise_error(error);
-            case snowflake::Next::Kind::wait:
-                wait_for_clock(&wait, n.ahead_ms, "snowflake_next()");
-                break;
+        snowflake::Next d = snowflake::next(&site->slot->clock, site->def.layout, node_id, now_ns / 1000,
+                                            max_lead_ms, error);
+        if (d.kind == snowflake::Next::Kind::issued && !still_bound(site)) {
+            d.kind = snowflake::Next::Kind::wait;  // the slot changed hands during the draw: again
+            d.ahead_ms = 0;
         }
-    }
+        return d;
+    });
+    count_issued(shared, site->slot, site->generation);
+    atomic_store(&site->slot->last_unix_ms, static_cast<uint64_t>(n.unix_ms));
+    PG_RETURN_INT64(n.id);
 }
 
 static snowflake::Parts decode_arg(FunctionCallInfo fcinfo) {

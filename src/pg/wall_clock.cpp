@@ -13,10 +13,10 @@ extern "C" {
 
 namespace idgen::pg {
 
-int64_t now_unix_us() {
+int64_t now_unix_ns() {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return int64_t{ts.tv_sec} * 1000000 + ts.tv_nsec / 1000;
+    return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
 static int64_t monotonic_us() {

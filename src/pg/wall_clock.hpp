@@ -6,7 +6,11 @@
 
 namespace idgen::pg {
 
-int64_t now_unix_us();
+int64_t now_unix_ns();
+
+inline int64_t now_unix_us() {
+    return now_unix_ns() / 1000;
+}
 
 // One wait, started when a generator first finds itself too far ahead of the wall clock.
 struct ClockWait {

@@ -1,0 +1,43 @@
+// The draw of live version-1 UUIDs.
+#include "uuid_v1_clock.hpp"
+
+namespace idgen::uuid_v1 {
+
+static int64_t ticks_to_unix_us_ceil(uint64_t ticks) noexcept {
+    const int64_t since_epoch = static_cast<int64_t>(ticks) - kUnixEpochTicks;
+    return since_epoch >= 0 ? (since_epoch + 9) / 10 : since_epoch / 10;
+}
+
+uint64_t position_after(int64_t horizon_unix_us) noexcept {
+    const int64_t ticks = horizon_unix_us * 10 + kUnixEpochTicks;
+    return ticks <= 0 ? 0 : static_cast<uint64_t>(ticks);
+}
+
+Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq,
+          uint64_t node, Status *error) noexcept {
+    Next out{};
+    const uint64_t floor = static_cast<uint64_t>(now_unix_ns / 100 + kUnixEpochTicks);
+    const uint64_t limit = floor + static_cast<uint64_t>(max_lead_ms) * 10000;
+    const Draw d = draw(clock, floor, limit, kMaxTicks);
+    if (d.outcome == Draw::Outcome::exhausted) {
+        *error = Status::error(Errc::exhausted, "the 60-bit time of version-1 UUIDs is used up");
+        out.kind = Next::Kind::failed;
+        return out;
+    }
+    if (d.outcome == Draw::Outcome::ahead) {
+        out.kind = Next::Kind::wait;
+        out.ahead_ms = static_cast<int64_t>((d.position - floor + 9999) / 10000);
+        return out;
+    }
+    const Status s = encode(Fields{d.position, clock_seq, node}, &out.uuid);
+    if (!s.ok()) {
+        *error = s;
+        out.kind = Next::Kind::failed;
+        return out;
+    }
+    out.kind = Next::Kind::issued;
+    out.end_unix_us = ticks_to_unix_us_ceil(d.position + 1);
+    return out;
+}
+
+}  // namespace idgen::uuid_v1

@@ -1,0 +1,28 @@
+// Live version-1 UUIDs: a LogicalClock counting 100 ns ticks since 1582-10-15, so the 60-bit
+// time of every UUID a server hands out is unique and strictly increasing, whatever the
+// wall clock does (within the lead it may run ahead), with a fixed clock sequence and node.
+#pragma once
+
+#include <cstdint>
+
+#include "logical_clock.hpp"
+#include "status.hpp"
+#include "uuid_v1.hpp"
+
+namespace idgen::uuid_v1 {
+
+struct Next {
+    enum class Kind { issued, wait, failed };
+    Kind kind;
+    Uuid uuid;            // issued
+    int64_t end_unix_us;  // issued: the end of the tick, rounded up to a microsecond
+    int64_t ahead_ms;     // wait: how far the next tick is ahead of the wall clock
+};
+
+// The first tick a clock may issue without meeting a UUID that ended by the horizon.
+uint64_t position_after(int64_t horizon_unix_us) noexcept;
+
+Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq,
+          uint64_t node, Status *error) noexcept;
+
+}  // namespace idgen::uuid_v1

@@ -1,0 +1,31 @@
+// uuid_v1(): live version-1 UUIDs from the server's shared logical clock of 100 ns ticks,
+// with the clock sequence and node of idgen.identity / idgen.uuid_node.
+#include "../core/uuid_v1_clock.hpp"
+#include "convert.hpp"
+#include "generate.hpp"
+#include "postgres_api.hpp"
+
+using namespace idgen;
+using namespace idgen::pg;
+
+extern "C" {
+PG_FUNCTION_INFO_V1(idgen_uuid_v1);
+}
+
+Datum idgen_uuid_v1(PG_FUNCTION_ARGS) {
+    SharedState *shared = require_shared_state("uuid_v1()");
+    LiveGenerators *live = &shared->live;
+    if (live->identity_unreadable)
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("idgen identity file \"idgen.identity\" in the data directory is unreadable"),
+                        errhint("Restore it from a backup, or remove it to make a new random node and "
+                                "clock sequence, and restart the server.")));
+    if (live->uuid_node_missing)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("uuid_v1(): idgen.uuid_node is 'mac', but no network interface has a MAC address"),
+                        errhint("Set idgen.uuid_node to 'random' or to an explicit MAC address and restart.")));
+    const uuid_v1::Next n = draw_until_issued(shared, "uuid_v1()", [&](int64_t now_ns, Status *error) {
+        return uuid_v1::next(&live->uuid_v1, now_ns, max_lead_ms, live->uuid_clock_seq, live->uuid_node, error);
+    });
+    PG_RETURN_UUID_P(datum_from_uuid(n.uuid));
+}

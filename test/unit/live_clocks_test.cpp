@@ -1,0 +1,120 @@
+// The clocks of the live UUID generators with fake clocks and real threads: version-1 UUIDs
+// strictly increasing in their 60-bit time, locality UUID times and counters unique within
+// every millisecond, both resuming above a durable horizon.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "locality_clock.hpp"
+#include "locality_uuid.hpp"
+#include "uuid_v1_clock.hpp"
+
+using namespace idgen;
+
+static constexpr int64_t kNowNs = int64_t{1763787600} * 1000000000;  // 2025-11-22 05:00 UTC
+
+TEST(UuidV1Clock, TimeIsUniqueAndIncreasingWhateverTheWallClockDoes) {
+    LogicalClock c{0};
+    Status err;
+    uint64_t last = 0;
+    int64_t now = kNowNs;
+    for (int i = 0; i < 100000; i++) {
+        if (i % 1000 == 0) now -= 50000;  // steps back 50 us now and then
+        const uuid_v1::Next n = uuid_v1::next(&c, now, 1000, 1234, 0x010203040506, &err);
+        ASSERT_EQ(n.kind, uuid_v1::Next::Kind::issued);
+        uuid_v1::Fields f{};
+        ASSERT_TRUE(uuid_v1::decode(n.uuid, &f));
+        ASSERT_GT(f.ticks, last);
+        EXPECT_EQ(f.clock_seq, 1234);
+        EXPECT_EQ(f.node, 0x010203040506u);
+        EXPECT_GE(n.end_unix_us * 10, static_cast<int64_t>(f.ticks) - uuid_v1::kUnixEpochTicks + 1);
+        last = f.ticks;
+    }
+}
+
+TEST(UuidV1Clock, BeyondTheLeadItWaitsAndAboveAHorizonItResumes) {
+    LogicalClock c{0};
+    Status err;
+    ASSERT_EQ(uuid_v1::next(&c, kNowNs, 1, 0, 0, &err).kind, uuid_v1::Next::Kind::issued);
+    const uuid_v1::Next back = uuid_v1::next(&c, kNowNs - int64_t{3600} * 1000000000, 1000, 0, 0, &err);
+    ASSERT_EQ(back.kind, uuid_v1::Next::Kind::wait);
+    EXPECT_EQ(back.ahead_ms, 3600 * 1000 + 1);  // an hour and one tick, rounded up to a ms
+
+    LogicalClock restarted{0};
+    const int64_t horizon_us = kNowNs / 1000 + 2500000;
+    raise_to(&restarted, uuid_v1::position_after(horizon_us));
+    const uuid_v1::Next n = uuid_v1::next(&restarted, kNowNs, 5000, 0, 0, &err);
+    ASSERT_EQ(n.kind, uuid_v1::Next::Kind::issued);
+    uuid_v1::Fields f{};
+    ASSERT_TRUE(uuid_v1::decode(n.uuid, &f));
+    EXPECT_GE(uuid_v1::unix_micros_from_ticks(f.ticks), horizon_us);
+}
+
+TEST(LocalityClock, ConsecutiveCountersDifferByThePrimeAndTimeNeverGoesBack) {
+    locality::State s{};
+    Status err;
+    int64_t last_ms = 0;
+    uint32_t last_counter = 0;
+    for (int i = 0; i < 200000; i++) {
+        const int64_t now_ms = kNowNs / 1000000 + i / 1000 - (i % 7000 == 0 ? 30 : 0);
+        const locality::Tick t = locality::next(&s, now_ms, 1000, &err);
+        ASSERT_EQ(t.kind, locality::Tick::Kind::issued);
+        ASSERT_GE(t.unix_ms, last_ms);
+        const uint32_t counter = locality::variable_counter(t.sequence);
+        if (i > 0) {
+            ASSERT_EQ(static_cast<uint32_t>(counter - last_counter), locality::kVariableStep);
+        }
+        last_ms = t.unix_ms;
+        last_counter = counter;
+    }
+}
+
+TEST(LocalityClock, AtMost65536IdsShareAMillisecondThenItWaits) {
+    locality::State s{};
+    Status err;
+    const int64_t now_ms = kNowNs / 1000000;
+    for (int i = 0; i < 65536 * 3; i++) {  // this millisecond and two ahead
+        ASSERT_EQ(locality::next(&s, now_ms, 2, &err).kind, locality::Tick::Kind::issued) << i;
+    }
+    const locality::Tick w = locality::next(&s, now_ms, 2, &err);
+    EXPECT_EQ(w.kind, locality::Tick::Kind::wait);
+    EXPECT_EQ(w.ahead_ms, 3);
+}
+
+TEST(LocalityClock, ThreadsNeverShareAMillisecondAndCounter) {
+    locality::State s{};
+    constexpr int kThreads = 8, kPerThread = 50000;
+    std::vector<std::vector<std::pair<int64_t, uint32_t>>> got(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; t++)
+        threads.emplace_back([&, t] {
+            Status err;
+            for (int i = 0; i < kPerThread; i++) {
+                const int64_t now_ms = kNowNs / 1000000 + (i % 3);  // a clock that wobbles
+                const locality::Tick k = locality::next(&s, now_ms, 100000, &err);
+                ASSERT_EQ(k.kind, locality::Tick::Kind::issued);
+                got[t].emplace_back(k.unix_ms, locality::variable_counter(k.sequence));
+            }
+        });
+    for (auto &th : threads) th.join();
+    std::set<std::pair<int64_t, uint32_t>> all;
+    for (auto &v : got) all.insert(v.begin(), v.end());
+    EXPECT_EQ(all.size(), size_t{kThreads} * kPerThread) << "two ids shared a millisecond and counter";
+}
+
+TEST(LocalityClock, ResumesAboveAHorizonAndRefusesTimesOutsideTheField) {
+    locality::State s{};
+    Status err;
+    const int64_t horizon_us = kNowNs / 1000 + 1500;
+    raise_to(&s.clock, locality::position_after(horizon_us));
+    const locality::Tick t = locality::next(&s, kNowNs / 1000000, 1000, &err);
+    ASSERT_EQ(t.kind, locality::Tick::Kind::issued);
+    EXPECT_GE(t.unix_ms * 1000, horizon_us);
+    EXPECT_EQ(locality::next(&s, -1, 1000, &err).kind, locality::Tick::Kind::failed);
+    EXPECT_EQ(err.code, Errc::timestamp_out_of_range);
+    EXPECT_EQ(locality::next(&s, int64_t{1} << 48, 1000, &err).kind, locality::Tick::Kind::failed);
+}
