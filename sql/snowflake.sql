@@ -113,7 +113,7 @@ RESET ROLE;
 DROP ROLE idgen_app;
 \set VERBOSITY default
 
--- Upgrade path: 0.1.0 then ALTER EXTENSION UPDATE gives what CREATE EXTENSION gives.
+-- Upgrade path: 0.1.0 then ALTER EXTENSION UPDATE (through every upgrade script) gives what CREATE EXTENSION gives.
 DROP TABLE orders;
 DROP EXTENSION idgen;
 CREATE EXTENSION idgen VERSION '0.1.0';
