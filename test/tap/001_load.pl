@@ -3,6 +3,7 @@
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
 use Test::More;
 use IdgenTest;
 
@@ -33,6 +34,39 @@ like(psql_error($no_id, q{SELECT snowflake_next('s')}),
     'no idgen.node_id: 55000 with a hint naming the setting');
 is($no_id->safe_psql('postgres', q{SELECT state || ' ' || coalesce(node_id::text, 'none') FROM snowflake_sequencers}),
     'detached none', 'the view shows no node id');
+like(psql_error($no_id, q{SELECT unique_timestamp()}), qr/55000: unique_timestamp\(\): idgen.node_id -1 does not fit/,
+    'unique_timestamp without a node id: 55000 naming the settings');
+like($no_id->safe_psql('postgres', q{SELECT uuid_v1_node(uuid_v1())::text}), qr/^.[13579bdf]:/,
+    'uuid_v1 needs no node id: a random multicast node by default');
+my $random_node = $no_id->safe_psql('postgres', q{SELECT uuid_v1_node(uuid_v1())});
+$no_id->restart;
+is($no_id->safe_psql('postgres', q{SELECT uuid_v1_node(uuid_v1())}), $random_node,
+    'the random node is kept across restarts (idgen.identity)');
 $no_id->stop;
+
+# idgen.uuid_node = 'mac' takes a real interface's address; an explicit address is used as is;
+# a malformed one is refused with a WARNING and the default ('random') is used, as PostgreSQL
+# does for every extension setting it cannot accept at start.
+my @macs = map { chomp(my $m = slurp_file($_)); $m } glob('/sys/class/net/*/address');
+my $mac = idgen_node('uuid_node_mac', conf => "idgen.uuid_node = 'mac'\nidgen.locality_mac = '02:00:5e:00:53:01'\n");
+start_node($mac);
+$mac->safe_psql('postgres', 'CREATE EXTENSION idgen');
+my $hw = $mac->safe_psql('postgres', q{SELECT uuid_v1_node(uuid_v1())});
+ok((grep { $_ eq $hw } @macs), "idgen.uuid_node = 'mac': the node $hw is an interface's address");
+is($mac->safe_psql('postgres', q{SELECT locality_uuid_mac(locality_uuid())}), 'e005301',
+    'idgen.locality_mac: its last 28 bits');
+$mac->stop;
+$mac->append_conf('postgresql.conf', "idgen.uuid_node = '02:00:5e:00:53:02'\n");
+start_node($mac);
+is($mac->safe_psql('postgres', q{SELECT uuid_v1_node(uuid_v1())}), '02:00:5e:00:53:02',
+    'an explicit idgen.uuid_node is used as is');
+$mac->stop;
+$mac->append_conf('postgresql.conf', "idgen.uuid_node = 'not a mac'\n");
+start_node($mac);
+like(slurp_file($mac->logfile), qr/WARNING:  invalid value for parameter "idgen.uuid_node": "not a mac"/,
+    'a malformed idgen.uuid_node is refused in the log');
+like($mac->safe_psql('postgres', q{SELECT uuid_v1_node(uuid_v1())::text}), qr/^.[13579bdf]:/,
+    'and the random multicast node is used instead');
+$mac->stop;
 
 done_testing();
