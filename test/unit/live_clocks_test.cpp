@@ -4,13 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <set>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "locality_clock.hpp"
 #include "locality_uuid.hpp"
+#include "test_support.hpp"
 #include "uuid_v1_clock.hpp"
 
 using namespace idgen;
@@ -88,22 +87,18 @@ TEST(LocalityClock, AtMost65536IdsShareAMillisecondThenItWaits) {
 TEST(LocalityClock, ThreadsNeverShareAMillisecondAndCounter) {
     locality::State s{};
     constexpr int kThreads = 8, kPerThread = 50000;
-    std::vector<std::vector<std::pair<int64_t, uint32_t>>> got(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; t++)
-        threads.emplace_back([&, t] {
+    const auto all = test::run_threads<std::pair<int64_t, uint32_t>>(
+        kThreads, [&](int, std::vector<std::pair<int64_t, uint32_t>> &got) {
             Status err;
             for (int i = 0; i < kPerThread; i++) {
                 const int64_t now_ms = kNowNs / 1000000 + (i % 3);  // a clock that wobbles
                 const locality::Tick k = locality::next(&s, now_ms, 100000, &err);
                 ASSERT_EQ(k.kind, locality::Tick::Kind::issued);
-                got[t].emplace_back(k.unix_ms, locality::variable_counter(k.sequence));
+                got.emplace_back(k.unix_ms, locality::variable_counter(k.sequence));
             }
         });
-    for (auto &th : threads) th.join();
-    std::set<std::pair<int64_t, uint32_t>> all;
-    for (auto &v : got) all.insert(v.begin(), v.end());
-    EXPECT_EQ(all.size(), size_t{kThreads} * kPerThread) << "two ids shared a millisecond and counter";
+    EXPECT_EQ(all.size(), size_t{kThreads} * kPerThread);
+    EXPECT_TRUE(test::all_distinct(all)) << "two ids shared a millisecond and counter";
 }
 
 TEST(LocalityClock, ResumesAboveAHorizonAndRefusesTimesOutsideTheField) {

@@ -8,19 +8,10 @@
 #include <string>
 
 #include "locality_uuid.hpp"
+#include "test_support.hpp"
 
 using namespace idgen;
 using namespace idgen::locality;
-
-static std::string hex(const Uuid &u) {
-    char buf[37];
-    const uint8_t *b = u.bytes;
-    std::snprintf(buf, sizeof buf,
-                  "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                  b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-                  b[15]);
-    return buf;
-}
 
 static Uuid parse(const std::string &s) {
     Uuid u{};
@@ -52,17 +43,17 @@ TEST(LocalityUuid, DecodesAndEncodesSeed001sExample) {
 
     Uuid u;
     ASSERT_TRUE(encode(Mode::variable, {3488672514u, 12618, 0xd537a50, 1350327498450}, &u).ok());
-    EXPECT_EQ(hex(u), "20be0ffc-314a-bd53-7a50-013a65ca76d2");
+    EXPECT_EQ(test::uuid_text(u), "20be0ffc-314a-bd53-7a50-013a65ca76d2");
     ASSERT_TRUE(encode(Mode::sequential, {0x20be0ffc, 12618, 0xd537a50, 1350327498450}, &u).ok());
-    EXPECT_EQ(hex(u), "20be0ffc-314a-bd53-7a50-013a65ca76d2");
+    EXPECT_EQ(test::uuid_text(u), "20be0ffc-314a-bd53-7a50-013a65ca76d2");
 }
 
 TEST(LocalityUuid, CounterDigitsAreReversedInVariableModeOnly) {
     Uuid u;
     ASSERT_TRUE(encode(Mode::variable, {0x12345678, 0, 0, 0}, &u).ok());
-    EXPECT_EQ(hex(u), "87654321-0000-b000-0000-000000000000");
+    EXPECT_EQ(test::uuid_text(u), "87654321-0000-b000-0000-000000000000");
     ASSERT_TRUE(encode(Mode::sequential, {0x12345678, 0, 0, 0}, &u).ok());
-    EXPECT_EQ(hex(u), "12345678-0000-b000-0000-000000000000");
+    EXPECT_EQ(test::uuid_text(u), "12345678-0000-b000-0000-000000000000");
 }
 
 // Seed 001's ids "sequentially generated in the default counter mode". Groupon's Java
@@ -108,7 +99,7 @@ TEST(LocalityUuid, Seed001sSequentialIdsStepByOne) {
         EXPECT_EQ(d.raw_counter, 0xf5166777u + i) << ids[i];
         Uuid u;
         ASSERT_TRUE(encode(Mode::sequential, {d.raw_counter, d.pid, d.mac, d.unix_ms}, &u).ok());
-        EXPECT_EQ(hex(u), ids[i]);
+        EXPECT_EQ(test::uuid_text(u), ids[i]);
     }
 }
 
@@ -136,7 +127,7 @@ TEST(LocalityUuid, RoundTripsInBothModes) {
 TEST(LocalityUuid, PidAndMacKeepTheirLowBits) {
     Uuid u;
     ASSERT_TRUE(encode(Mode::sequential, {0, 65536 + 7, 0xFFFF1234567, 1}, &u).ok());
-    EXPECT_EQ(hex(u), "00000000-0007-b123-4567-000000000001");
+    EXPECT_EQ(test::uuid_text(u), "00000000-0007-b123-4567-000000000001");
 }
 
 TEST(LocalityUuid, DecodeRefusesOtherVersions) {
@@ -151,7 +142,7 @@ TEST(LocalityUuid, TimeFieldHolds48BitsOfMilliseconds) {
     Uuid u;
     constexpr int64_t kLimit = int64_t{1} << 48;
     ASSERT_TRUE(encode(Mode::variable, {0, 0, 0, kLimit - 1}, &u).ok());
-    EXPECT_EQ(hex(u), "00000000-0000-b000-0000-ffffffffffff");
+    EXPECT_EQ(test::uuid_text(u), "00000000-0000-b000-0000-ffffffffffff");
     ASSERT_TRUE(encode(Mode::variable, {0, 0, 0, 0}, &u).ok());
     for (int64_t ms : {kLimit, int64_t{-1}, INT64_MIN, INT64_MAX})
         EXPECT_EQ(encode(Mode::variable, {0, 0, 0, ms}, &u).code, Errc::timestamp_out_of_range)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "logical_clock.hpp"
+#include "test_support.hpp"
 
 using namespace idgen;
 
@@ -46,25 +47,18 @@ TEST(LogicalClock, RaiseToResumesAboveAMark) {
 TEST(LogicalClock, ThreadsNeverShareAPosition) {
     LogicalClock c{0};
     constexpr int kThreads = 8, kPerThread = 200000;
-    std::vector<std::vector<uint64_t>> got(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; t++)
-        threads.emplace_back([&, t] {
-            for (int i = 0; i < kPerThread; i++) {
-                // A wall clock that jumps around: forwards, standing, backwards.
-                const uint64_t wall = static_cast<uint64_t>((i * 7 + t * 13) % 5000);
-                const Draw d = draw(&c, wall, wall + 10000000, UINT64_MAX);
-                ASSERT_EQ(d.outcome, Draw::Outcome::issued);
-                if (!got[t].empty()) {
-                    ASSERT_GT(d.position, got[t].back());  // increasing per thread
-                }
-                got[t].push_back(d.position);
+    const std::vector<uint64_t> all = test::run_threads<uint64_t>(kThreads, [&](int t, std::vector<uint64_t> &got) {
+        for (int i = 0; i < kPerThread; i++) {
+            // A wall clock that jumps around: forwards, standing, backwards.
+            const uint64_t wall = static_cast<uint64_t>((i * 7 + t * 13) % 5000);
+            const Draw d = draw(&c, wall, wall + 10000000, UINT64_MAX);
+            ASSERT_EQ(d.outcome, Draw::Outcome::issued);
+            if (!got.empty()) {
+                ASSERT_GT(d.position, got.back());  // increasing per thread
             }
-        });
-    for (auto &th : threads) th.join();
-    std::vector<uint64_t> all;
-    for (auto &v : got) all.insert(all.end(), v.begin(), v.end());
-    std::sort(all.begin(), all.end());
-    EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a position was issued twice";
+            got.push_back(d.position);
+        }
+    });
+    EXPECT_TRUE(test::all_distinct(all)) << "a position was issued twice";
     EXPECT_EQ(all.size(), size_t{kThreads} * kPerThread);
 }

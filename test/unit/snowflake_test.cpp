@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "snowflake.hpp"
+#include "test_support.hpp"
 
 using namespace idgen;
 using namespace idgen::snowflake;
@@ -169,28 +170,21 @@ TEST(Snowflake, ThreadsWithAFakeClockGetUniqueIncreasingIds) {
     const Layout l = layout_for(8192);
     LogicalClock c{0};
     constexpr int kThreads = 8, kPerThread = 100000;
-    std::vector<std::vector<int64_t>> got(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; t++)
-        threads.emplace_back([&, t] {
-            int64_t now = kNowUs;
-            while (got[t].size() < kPerThread) {
-                const Next n = take(&c, l, now, 42, 50);
-                if (n.kind == Next::Kind::wait) {
-                    now += 1000;  // the fake clock moves on while we "wait"
-                    continue;
-                }
-                ASSERT_EQ(n.kind, Next::Kind::issued);
-                if (!got[t].empty()) {
-                    ASSERT_GT(n.id, got[t].back());
-                }
-                got[t].push_back(n.id);
-                if (got[t].size() % 997 == 0) now -= 20000;  // and sometimes steps back 20 ms
+    const std::vector<int64_t> all = test::run_threads<int64_t>(kThreads, [&](int, std::vector<int64_t> &got) {
+        int64_t now = kNowUs;
+        while (got.size() < kPerThread) {
+            const Next n = take(&c, l, now, 42, 50);
+            if (n.kind == Next::Kind::wait) {
+                now += 1000;  // the fake clock moves on while we "wait"
+                continue;
             }
-        });
-    for (auto &th : threads) th.join();
-    std::vector<int64_t> all;
-    for (auto &v : got) all.insert(all.end(), v.begin(), v.end());
-    std::sort(all.begin(), all.end());
-    EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an id was issued twice";
+            ASSERT_EQ(n.kind, Next::Kind::issued);
+            if (!got.empty()) {
+                ASSERT_GT(n.id, got.back());
+            }
+            got.push_back(n.id);
+            if (got.size() % 997 == 0) now -= 20000;  // and sometimes steps back 20 ms
+        }
+    });
+    EXPECT_TRUE(test::all_distinct(all)) << "an id was issued twice";
 }

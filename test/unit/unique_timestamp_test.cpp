@@ -14,6 +14,7 @@
 
 #include "civil_time.hpp"
 #include "unique_timestamp.hpp"
+#include "test_support.hpp"
 
 using namespace idgen;
 using namespace idgen::unique_ts;
@@ -175,31 +176,24 @@ TEST(UniqueTimestamp, ResumesAboveADurableHorizon) {
 TEST(UniqueTimestamp, ThreadsWithAFakeClockGetUniqueIncreasingValues) {
     LogicalClock c{0};
     constexpr int kThreads = 8, kPerThread = 100000;
-    std::vector<std::vector<int64_t>> got(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; t++)
-        threads.emplace_back([&, t] {
-            int64_t now = kNowNs;
-            while (got[t].size() < kPerThread) {
-                const Next n = take(&c, kTwo, now, 42, 1);
-                if (n.kind == Next::Kind::wait) {
-                    now += 100000;  // the fake clock moves on while we "wait"
-                    continue;
-                }
-                ASSERT_EQ(n.kind, Next::Kind::issued);
-                ASSERT_EQ(host_of(kTwo, n.value), 42);
-                if (!got[t].empty()) {
-                    ASSERT_GT(n.value, got[t].back());
-                }
-                got[t].push_back(n.value);
-                if (got[t].size() % 997 == 0) now -= 500000;  // and sometimes steps back 0.5 ms
+    const std::vector<int64_t> all = test::run_threads<int64_t>(kThreads, [&](int, std::vector<int64_t> &got) {
+        int64_t now = kNowNs;
+        while (got.size() < kPerThread) {
+            const Next n = take(&c, kTwo, now, 42, 1);
+            if (n.kind == Next::Kind::wait) {
+                now += 100000;  // the fake clock moves on while we "wait"
+                continue;
             }
-        });
-    for (auto &th : threads) th.join();
-    std::vector<int64_t> all;
-    for (auto &v : got) all.insert(all.end(), v.begin(), v.end());
-    std::sort(all.begin(), all.end());
-    EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a value was issued twice";
+            ASSERT_EQ(n.kind, Next::Kind::issued);
+            ASSERT_EQ(host_of(kTwo, n.value), 42);
+            if (!got.empty()) {
+                ASSERT_GT(n.value, got.back());
+            }
+            got.push_back(n.value);
+            if (got.size() % 997 == 0) now -= 500000;  // and sometimes steps back 0.5 ms
+        }
+    });
+    EXPECT_TRUE(test::all_distinct(all)) << "a value was issued twice";
 }
 
 TEST(UniqueTimestamp, FormatsEveryNonNegativeValueAndRefusesNegatives) {

@@ -6,18 +6,9 @@
 #include <string>
 
 #include "uuid_v1.hpp"
+#include "test_support.hpp"
 
 using namespace idgen;
-
-static std::string hex(const Uuid &u) {
-    char buf[37];
-    const uint8_t *b = u.bytes;
-    std::snprintf(buf, sizeof buf,
-                  "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                  b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-                  b[15]);
-    return buf;
-}
 
 // RFC 9562 appendix A.1: 2022-02-22 19:22:22 UTC, clock_seq 0x33C8, node 9F:6B:DE:CE:D8:46.
 TEST(UuidV1, MatchesRfc9562Example) {
@@ -26,7 +17,7 @@ TEST(UuidV1, MatchesRfc9562Example) {
     EXPECT_EQ(ticks, 0x1EC9414C232AB00u);
     Uuid u;
     ASSERT_TRUE(uuid_v1::encode({ticks, 0x33C8, 0x9F6BDECED846}, &u).ok());
-    EXPECT_EQ(hex(u), "c232ab00-9414-11ec-b3c8-9f6bdeced846");
+    EXPECT_EQ(test::uuid_text(u), "c232ab00-9414-11ec-b3c8-9f6bdeced846");
     EXPECT_EQ(uuid_version(u), 1);
     EXPECT_EQ(uuid_variant(u), UuidVariant::rfc);
 }
@@ -57,7 +48,7 @@ TEST(UuidV1, EncodeRejectsFieldsOutOfRange) {
     EXPECT_EQ(uuid_v1::encode({0, 16384, 0}, &u).code, Errc::value_out_of_range);
     EXPECT_EQ(uuid_v1::encode({0, 0, uuid_v1::kMaxNode + 1}, &u).code, Errc::value_out_of_range);
     EXPECT_TRUE(uuid_v1::encode({uuid_v1::kMaxTicks, 16383, uuid_v1::kMaxNode}, &u).ok());
-    EXPECT_EQ(hex(u), "ffffffff-ffff-1fff-bfff-ffffffffffff");
+    EXPECT_EQ(test::uuid_text(u), "ffffffff-ffff-1fff-bfff-ffffffffffff");
 }
 
 TEST(UuidV1, RoundTripsEveryField) {
