@@ -25,17 +25,18 @@ PG_FUNCTION_INFO_V1(idgen_locality_uuid_counter);
 // The sequential mode's starting counter for the ten-minute window of unix_ms, computed once
 // per window in each backend.
 static uint32_t sequential_start(int64_t unix_ms) {
-    static char cached_window[12] = "";
+    static int64_t cached_window = -1;
     static uint32_t cached_start = 0;
-    char window[12];
-    locality::sequential_seed_text(unix_ms, window);
-    if (strcmp(window, cached_window) != 0) {
+    const int64_t window = unix_ms / 600000;  // the seed text has ten-minute precision
+    if (window != cached_window) {
+        char text[12];
+        locality::sequential_seed_text(unix_ms, text);
         uint8_t digest[16];
         const char *errstr = nullptr;
-        if (!pg_md5_binary(window, strlen(window), digest, &errstr))
+        if (!pg_md5_binary(text, strlen(text), digest, &errstr))
             ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("idgen: MD5 failed: %s", errstr)));
         cached_start = locality::sequential_start(digest);
-        strlcpy(cached_window, window, sizeof cached_window);
+        cached_window = window;
     }
     return cached_start;
 }

@@ -58,10 +58,21 @@ CachedSequencer *cached_sequencer(Oid schema, const text *name) {
         ctl.hcxt = CacheMemoryContext;
         cache = hash_create("idgen sequencers", 16, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
     }
-    bool found = false;
-    CachedSequencer *entry = static_cast<CachedSequencer *>(hash_search(cache, key, HASH_ENTER, &found));
-    if (!found) entry->version = 0;
-    if (entry->version != cache_version) refresh_cached_sequencer(schema, name, entry);
+    CachedSequencer *entry = static_cast<CachedSequencer *>(hash_search(cache, key, HASH_FIND, nullptr));
+    if (entry != nullptr) {
+        if (entry->version != cache_version) refresh_cached_sequencer(schema, name, entry);
+        return entry;
+    }
+    // Only names that exist get an entry, so unknown names cannot grow the cache.
+    const uint64 version = cache_version;
+    SequencerDefinition def;
+    find_sequencer_definition(schema, name, &def);
+    entry = static_cast<CachedSequencer *>(hash_search(cache, key, HASH_ENTER, nullptr));
+    entry->def = def;
+    entry->slot = nullptr;
+    entry->generation = 0;
+    entry->version = version;
+    cached_table = def.key.table;
     return entry;
 }
 
