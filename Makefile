@@ -24,6 +24,7 @@ REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/idgen-test.c
 PROVE_TESTS = $(sort $(wildcard test/tap/*.pl))
 
 EXTRA_CLEAN = tmp_check_regress results regression.diffs regression.out test/unit/run_unit_tests \
+	test/unit/run_unit_tests_sanitized \
 	$(OBJS:.o=.d)
 
 # Debian compiles LLVM bitcode with clang-14 and without our C++ flags (FIELD-NOTES).
@@ -43,9 +44,18 @@ UNIT_SRCS = $(sort $(wildcard test/unit/*.cpp))
 test/unit/run_unit_tests: $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS) $(wildcard test/unit/*.hpp)
 	$(UNIT_CXX) $(UNIT_CXXFLAGS) -Isrc/core -o $@ $(CORE_SRCS) $(UNIT_SRCS) -lgtest -lgtest_main -pthread
 
-.PHONY: unit tap
+# The same tests built with AddressSanitizer and UndefinedBehaviorSanitizer; any report fails.
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+test/unit/run_unit_tests_sanitized: $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS) $(wildcard test/unit/*.hpp)
+	$(UNIT_CXX) $(UNIT_CXXFLAGS) $(SANITIZE_FLAGS) -Isrc/core -o $@ $(CORE_SRCS) $(UNIT_SRCS) -lgtest -lgtest_main -pthread
+
+.PHONY: unit unit-sanitized tap
 unit: test/unit/run_unit_tests
 	test/unit/run_unit_tests $(GTEST_FLAGS)
+
+unit-sanitized: test/unit/run_unit_tests_sanitized
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 test/unit/run_unit_tests_sanitized $(GTEST_FLAGS)
 
 # (Makefile.global resets PROVE_FLAGS, so it is set for this target only.)
 tap: PROVE_FLAGS += -I test/lib

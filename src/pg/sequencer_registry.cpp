@@ -45,7 +45,7 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
                         errmsg("Snowflake sequencer \"%.*s\" does not exist", len > 64 ? 64 : len,
                                VARDATA_ANY(name))));
-    const char *query = psprintf("SELECT id, epoch, max_nodes, tableoid FROM %s.snowflake_definitions WHERE name = $1",
+    const char *query = psprintf("SELECT id, epoch, max_nodes, tableoid FROM %s.snowflake_definitions WHERE name OPERATOR(pg_catalog.=) $1",
                                  quote_identifier(get_namespace_name(schema)));
     Oid argtypes[1] = {TEXTOID};
     Datum values[1] = {PointerGetDatum(name)};
