@@ -95,6 +95,19 @@ SELECT snowflake_drop('orders');
 SELECT snowflake_next('orders');
 SELECT snowflake_create('orders');
 SELECT snowflake_next('orders') > :old_max AS above_old_ids;
+-- New sequencers do not push each other ahead of the clock: each starts above the ids from
+-- before the server started and those of dropped sequencers, not above the moving horizon.
+DO $$
+BEGIN
+    FOR i IN 1..8 LOOP
+        PERFORM snowflake_create('fresh' || i, max_nodes => 512);
+        PERFORM snowflake_next('fresh' || i);
+        PERFORM snowflake_drop('fresh' || i);
+        PERFORM snowflake_create('fresh' || i, max_nodes => 512);
+    END LOOP;
+END $$;
+SELECT max(snowflake_timestamp('fresh' || i, snowflake_next('fresh' || i)) - clock_timestamp()) < interval '2 seconds' AS near_the_clock
+FROM generate_series(1, 8) i;
 BEGIN;
 SELECT snowflake_drop('events');
 ROLLBACK;

@@ -1,6 +1,8 @@
 // Layout arithmetic and the draw of Snowflake ids.
 #include "snowflake.hpp"
 
+#include "atomic_word.hpp"
+
 namespace idgen::snowflake {
 
 static int64_t floor_div(int64_t a, int64_t b) noexcept {
@@ -60,6 +62,11 @@ Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept {
 uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept {
     const int64_t ms = floor_div(horizon_unix_us + 999, 1000) - layout.epoch_unix_ms;
     return ms <= 0 ? 0 : static_cast<uint64_t>(ms) << layout.counter_bits();
+}
+
+int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) noexcept {
+    const uint64_t next_free = atomic_load(&clock.next_free);
+    return (layout.epoch_unix_ms + static_cast<int64_t>(next_free >> layout.counter_bits()) + 1) * 1000;
 }
 
 Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,

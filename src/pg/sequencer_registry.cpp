@@ -118,10 +118,12 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
                             errmsg("all %d Snowflake sequencer slots are in use", s->slot_count),
                             errhint("Raise idgen.max_sequencers (needs a restart) or drop unused sequencers.")));
         }
-        // A new slot starts above the horizon, so above every id any sequencer handed out.
+        // A new slot starts above every id handed out before the server started and every id
+        // of the sequencers dropped since.
+        slot->layout = def.layout;
         slot->clock.next_free = 0;
-        raise_to(&slot->clock, snowflake::position_after(
-                                   def.layout, static_cast<int64_t>(atomic_load(&s->horizon.durable_unix_us))));
+        raise_to(&slot->clock, snowflake::position_after(def.layout, s->startup_horizon_us));
+        raise_to(&slot->clock, snowflake::position_after(def.layout, s->released_bound_us));
         slot->last_unix_ms = 0;
         slot->key = def.key;
         atomic_fetch_add(&slot->generation, 1);
@@ -152,6 +154,8 @@ static void release_pending(XactEvent event, void *) {
                 const SequencerKey key = *static_cast<SequencerKey *>(lfirst(lc));
                 s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
                 if (SequencerSlot *slot = find_slot_locked(s, key)) {
+                    const int64_t bound = snowflake::issued_bound_unix_us(slot->layout, slot->clock);
+                    if (bound > s->released_bound_us) s->released_bound_us = bound;
                     slot->key = SequencerKey{InvalidOid, InvalidOid, 0};
                     atomic_fetch_add(&slot->generation, 1);
                 }

@@ -119,7 +119,8 @@ static void start_shared_state() {
                                          "time-ordered generators are disabled")));
                 break;
         }
-        start_live_generators(&state->live, static_cast<int64_t>(state->horizon.durable_unix_us));
+        state->startup_horizon_us = static_cast<int64_t>(state->horizon.durable_unix_us);
+        start_live_generators(&state->live, state->startup_horizon_us);
     }
     LWLockRelease(AddinShmemInitLock);
 }

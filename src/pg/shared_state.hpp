@@ -17,6 +17,7 @@
 #include "../core/horizon.hpp"
 #include "../core/locality_clock.hpp"
 #include "../core/logical_clock.hpp"
+#include "../core/snowflake.hpp"
 #include "postgres_api.hpp"
 
 extern "C" {
@@ -41,6 +42,7 @@ struct SequencerKey {
 struct SequencerSlot {
     uint64_t generation;  // changes at every allocation and release
     SequencerKey key;     // which sequencer holds the slot; database InvalidOid when free
+    snowflake::Layout layout;  // of the sequencer holding the slot
     LogicalClock clock;
     uint64_t last_unix_ms;  // time field of the last id handed out
 };
@@ -70,6 +72,11 @@ struct LiveGenerators {
 struct SharedState {
     LWLock *lock;
     Horizon horizon;
+    // Where a new sequencer slot may start: above the horizon as it was when the server started
+    // (every id from before) and above every id of the slots released since (dropped
+    // sequencers). Not above the moving horizon: each new slot would push it a second further.
+    int64 startup_horizon_us;
+    int64 released_bound_us;
     bool horizon_unreadable;  // the horizon file exists but cannot be trusted
     LiveGenerators live;
     // Sequencers dropped since the server started, a ring: a dropped definition may still be

@@ -142,6 +142,19 @@ TEST(Snowflake, ResumesAboveADurableHorizon) {
     EXPECT_EQ(n.end_unix_us, (p.unix_ms + 1) * 1000);
 }
 
+TEST(Snowflake, IssuedBoundIsAfterEveryIdHandedOut) {
+    const Layout l = layout_for(1024);
+    LogicalClock c{0};
+    int64_t last_end = 0;
+    for (int i = 0; i < 10000; i++) last_end = take(&c, l, kNowUs).end_unix_us;
+    const int64_t bound = issued_bound_unix_us(l, c);
+    EXPECT_GE(bound, last_end);
+    EXPECT_LE(bound, last_end + 1000);  // and not further than the next millisecond
+    LogicalClock fresh{0};
+    raise_to(&fresh, position_after(l, bound));
+    EXPECT_GT(take(&fresh, l, kNowUs).end_unix_us, last_end);
+}
+
 TEST(Snowflake, MinIdBoundsEveryIdOfThatMillisecond) {
     const Layout l = layout_for(256);
     int64_t lo = -1;
