@@ -51,7 +51,7 @@ Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept {
         *id = 0;
         return Status::success();
     }
-    const int64_t ms = (unix_us / 1000) - layout.epoch_unix_ms;
+    const int64_t ms = floor_div(unix_us, 1000) - layout.epoch_unix_ms;
     if (unix_us > INT64_MAX - 1000 || ms > kMaxMillis)
         return Status::error(Errc::timestamp_out_of_range,
                              "timestamp is past the end of the sequencer's 41-bit time field");

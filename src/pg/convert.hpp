@@ -15,10 +15,12 @@ namespace idgen::pg {
 constexpr int64_t kPostgresEpochUnixMicros =
     int64_t{POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE} * SECS_PER_DAY * USECS_PER_SEC;
 
-// ±infinity become the int64 extremes, which every core range check rejects.
+// ±infinity, and the last years of PostgreSQL's range whose shift would overflow, become the
+// int64 extremes, which every core range check rejects.
 inline int64_t unix_micros_from_timestamptz(TimestampTz ts) {
     if (TIMESTAMP_IS_NOBEGIN(ts)) return std::numeric_limits<int64_t>::min();
-    if (TIMESTAMP_IS_NOEND(ts)) return std::numeric_limits<int64_t>::max();
+    if (TIMESTAMP_IS_NOEND(ts) || ts > std::numeric_limits<int64_t>::max() - kPostgresEpochUnixMicros)
+        return std::numeric_limits<int64_t>::max();
     return ts + kPostgresEpochUnixMicros;
 }
 

@@ -171,6 +171,19 @@ TEST(Snowflake, MinIdBoundsEveryIdOfThatMillisecond) {
     EXPECT_EQ(min_id(l, (kEpochMs + kMaxMillis + 1) * 1000, &lo).code, Errc::timestamp_out_of_range);
 }
 
+TEST(Snowflake, MinIdFloorsTimesBeforeNineteenSeventyAsTheGeneratorDoes) {
+    // Found by fuzz_snowflake: an epoch before 1970 and a time that is not a whole millisecond.
+    const Layout l{-315619200000, 10};  // 1960-01-01
+    LogicalClock c{0};
+    Status err;
+    const Next n = next(&c, l, 3, -1500, 1000, &err);
+    ASSERT_EQ(n.kind, Next::Kind::issued);
+    int64_t lo = 0;
+    ASSERT_TRUE(min_id(l, -1500, &lo).ok());
+    EXPECT_LE(lo, n.id);
+    EXPECT_EQ(n.unix_ms, -2);
+}
+
 TEST(Snowflake, EpochRules) {
     EXPECT_TRUE(check_epoch(kEpochMs * 1000, kNowUs).ok());
     EXPECT_EQ(check_epoch(kEpochMs * 1000 + 1, kNowUs).code, Errc::invalid_parameter);
