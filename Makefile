@@ -61,3 +61,39 @@ unit-sanitized: test/unit/run_unit_tests_sanitized
 tap: PROVE_FLAGS += -I test/lib
 tap:
 	$(prove_installcheck)
+
+# ---- libFuzzer targets (test/fuzz): every core function that takes outside data, fed
+# arbitrary bytes under ASan and UBSan, each target for FUZZ_SECONDS, starting from the seeds
+# in test/fuzz/corpus/<target>. What the fuzzers add to the corpus and any crash input go to
+# a temporary directory (kept, and named, when a target fails). Needs clang-14 with
+# libclang-rt-14-dev (the fuzzer runtime).
+FUZZ_CXX ?= clang++-14
+FUZZ_CXXFLAGS ?= -std=c++17 -g -O1 -Wall -Wextra
+FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS = $(sort $(basename $(notdir $(wildcard test/fuzz/fuzz_*.cpp))))
+FUZZ_BINS = $(addprefix test/fuzz/,$(FUZZ_TARGETS))
+EXTRA_CLEAN += $(FUZZ_BINS)
+
+test/fuzz/fuzz_%: test/fuzz/fuzz_%.cpp $(wildcard test/fuzz/*.hpp) $(CORE_SRCS) $(wildcard src/core/*.hpp)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) $(FUZZ_SANITIZE) -Isrc/core -o $@ $< $(CORE_SRCS)
+
+.PHONY: fuzz
+fuzz: $(FUZZ_BINS)
+	@work=$$(mktemp -d /tmp/idgen-fuzz.XXXXXX); failed=""; \
+	for t in $(FUZZ_TARGETS); do \
+		mkdir -p "$$work/$$t/corpus"; \
+		echo "== $$t ($(FUZZ_SECONDS) s)"; \
+		if test/fuzz/$$t "$$work/$$t/corpus" test/fuzz/corpus/$$t \
+			-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix="$$work/$$t/" >"$$work/$$t/log" 2>&1; then \
+			grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units)' "$$work/$$t/log"; \
+		else \
+			failed="$$failed $$t"; \
+			grep -E 'invariant violated|runtime error|ERROR: (AddressSanitizer|libFuzzer)|Test unit written' "$$work/$$t/log"; \
+		fi; \
+	done; \
+	if [ -n "$$failed" ]; then \
+		echo "fuzz: findings in$$failed (logs and inputs under $$work)"; exit 1; \
+	fi; \
+	rm -rf "$$work"; echo "fuzz: $(words $(FUZZ_TARGETS)) targets clean"

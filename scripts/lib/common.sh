@@ -10,6 +10,7 @@ export PATH="$PG_BINDIR:$PATH"
 IDGEN_PACKAGES=(
     build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib
     libgtest-dev libipc-run-perl faketime libfaketime python3
+    libclang-rt-14-dev
 )
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
