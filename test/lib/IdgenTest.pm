@@ -28,6 +28,11 @@ sub idgen_node {
     $node->append_conf('postgresql.conf', $conf);
     if (defined $opt{faketime}) {
         die "libfaketime is not installed at $LIBFAKETIME" unless -e $LIBFAKETIME;
+        # Under libfaketime every clock read fopen()s the clock file, which is not
+        # async-signal-safe: a SIGALRM arriving inside it whose handler reads the clock too
+        # (PostgreSQL's timeout handler does) deadlocks on glibc's stdio lock. PostgreSQL leaves
+        # the timer of a cancelled deadlock_timeout to fire harmlessly, so keep that far away.
+        $node->append_conf('postgresql.conf', "deadlock_timeout = '1h'\n");
         $node->{idgen_clock_file} = $node->basedir . '/faketime.rc';
         set_clock($node, $opt{faketime});
     }
