@@ -31,7 +31,41 @@ Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept {
 }
 
 bool node_fits(const Layout &layout, int32_t node) noexcept {
-    return node >= 0 && node < (int32_t{1} << layout.node_bits);
+    return node >= 0 && node < layout.max_nodes() - layout.backfill_nodes;
+}
+
+Status check_backfill_nodes(const Layout &layout, int32_t backfill_nodes) noexcept {
+    if (backfill_nodes < 0 || backfill_nodes >= layout.max_nodes())
+        return Status::error(Errc::invalid_parameter, "backfill_nodes %d is outside 0..%d", backfill_nodes,
+                             layout.max_nodes() - 1);
+    return Status::success();
+}
+
+int64_t backfill_key(int64_t unix_us) noexcept {
+    return floor_div(unix_us, 1000);
+}
+
+uint64_t backfill_per_namespace(const Layout &layout) noexcept {
+    return uint64_t{1} << layout.counter_bits();
+}
+
+Status at(const Layout &layout, int64_t unix_us, uint64_t lease, uint64_t offset, int64_t *id) noexcept {
+    const int64_t epoch_us = layout.epoch_unix_ms * 1000;
+    // unix_us may be an int64 extreme (±infinity): compare before subtracting.
+    if (unix_us < epoch_us)
+        return Status::error(Errc::timestamp_out_of_range, "timestamp is before the sequencer's epoch");
+    const int64_t ms = floor_div(unix_us, 1000) - layout.epoch_unix_ms;
+    if (ms > kMaxMillis)
+        return Status::error(Errc::timestamp_out_of_range,
+                             "timestamp is past the end of the sequencer's 41-bit time field");
+    if (layout.backfill_nodes == 0)
+        return Status::error(Errc::not_attached, "the sequencer reserves no node ids for backfill");
+    if (lease >= static_cast<uint64_t>(layout.backfill_nodes) || offset >= backfill_per_namespace(layout))
+        return Status::error(Errc::exhausted, "all %d node ids reserved for backfill are used",
+                             layout.backfill_nodes);
+    const int64_t node = layout.max_nodes() - layout.backfill_nodes + static_cast<int64_t>(lease);
+    *id = ms << kNodeAndCounterBits | node << layout.counter_bits() | static_cast<int64_t>(offset);
+    return Status::success();
 }
 
 Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept {

@@ -22,7 +22,11 @@ constexpr int64_t kMaxMillis = (int64_t{1} << kTimeBits) - 1;
 struct Layout {
     int64_t epoch_unix_ms;
     int node_bits;  // 7 .. 13
+    // The top backfill_nodes node ids are reserved for retrospective ids (snowflake_at); live
+    // generation uses the node ids below them.
+    int32_t backfill_nodes = 0;
     int counter_bits() const noexcept { return kNodeAndCounterBits - node_bits; }
+    int32_t max_nodes() const noexcept { return int32_t{1} << node_bits; }
 };
 
 // log2 of max_nodes rounded up to a power of two; Errc::invalid_parameter outside 128..8192.
@@ -32,8 +36,11 @@ Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept;
 // time field still has room (Errc::invalid_parameter otherwise).
 Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept;
 
-// Whether `node` is a node id the layout can hold (0 .. 2^node_bits - 1).
+// Whether `node` is a node id live generation may use (0 .. max_nodes - backfill_nodes - 1).
 bool node_fits(const Layout &layout, int32_t node) noexcept;
+
+// Errc::invalid_parameter unless 0 <= backfill_nodes < max_nodes (one live node id at least).
+Status check_backfill_nodes(const Layout &layout, int32_t backfill_nodes) noexcept;
 
 struct Parts {
     int64_t unix_ms;
@@ -70,5 +77,16 @@ struct Next {
 // (not_attached), the time field is used up (exhausted).
 Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
           int64_t max_lead_ms, Status *error) noexcept;
+
+// Retrospective ids (snowflake_at): namespace `lease` is reserved node id
+// max_nodes - backfill_nodes + lease, so the namespaces of one session come in increasing node
+// order; an offset is a counter value (2^counter_bits per millisecond and namespace).
+int64_t backfill_key(int64_t unix_us) noexcept;  // the millisecond the counters are kept per
+uint64_t backfill_per_namespace(const Layout &layout) noexcept;
+
+// The id at `offset` of namespace `lease` in the millisecond of `unix_us`. Errors: the time is
+// before the epoch or past the time field (timestamp_out_of_range), the layout reserves no
+// node ids (not_attached), the lease is past the reserved ones (exhausted).
+Status at(const Layout &layout, int64_t unix_us, uint64_t lease, uint64_t offset, int64_t *id) noexcept;
 
 }  // namespace idgen::snowflake
