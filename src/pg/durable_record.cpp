@@ -13,12 +13,11 @@ extern "C" {
 
 namespace idgen::pg {
 
-static constexpr size_t kMaxPayload = 64;
 
 struct Record {
     uint32 magic;
     uint32 size;
-    char payload[kMaxPayload];
+    char payload[kMaxRecordPayload];
 };
 
 static pg_crc32c record_crc(const Record &r, size_t size) {
@@ -30,7 +29,7 @@ static pg_crc32c record_crc(const Record &r, size_t size) {
 }
 
 RecordRead read_record(const char *path, uint32_t magic, void *payload, size_t size) {
-    Assert(size <= kMaxPayload);
+    Assert(size <= kMaxRecordPayload);
     const int fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
     if (fd < 0) return errno == ENOENT ? RecordRead::missing : RecordRead::unreadable;
     Record r{};
@@ -54,7 +53,7 @@ RecordRead read_record(const char *path, uint32_t magic, void *payload, size_t s
 }
 
 void write_record(const char *path, uint32_t magic, const void *payload, size_t size) {
-    Assert(size <= kMaxPayload);
+    Assert(size <= kMaxRecordPayload);
     Record r{};
     r.magic = magic;
     r.size = static_cast<uint32>(size);

@@ -8,6 +8,9 @@
 
 namespace idgen::pg {
 
+// The largest payload a record can have (the lease table is the largest).
+constexpr size_t kMaxRecordPayload = 2048;
+
 enum class RecordRead { missing, ok, unreadable };
 
 RecordRead read_record(const char *path, uint32_t magic, void *payload, size_t size);

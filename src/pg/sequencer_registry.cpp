@@ -29,13 +29,15 @@ static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes) {
     return snowflake::Layout{unix_micros_from_timestamptz(epoch) / 1000, node_bits};
 }
 
-int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes) {
+int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
+                                 int32 backfill_nodes) {
     check_name(name);
     if (TIMESTAMP_NOT_FINITE(epoch))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a sequencer epoch must be a finite time")));
     const snowflake::Layout layout = layout_of(epoch, max_nodes);
     check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
+    check(snowflake::check_backfill_nodes(layout, backfill_nodes));
     return int32{1} << layout.node_bits;
 }
 
@@ -45,8 +47,13 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
                         errmsg("Snowflake sequencer \"%.*s\" does not exist", len > 64 ? 64 : len,
                                VARDATA_ANY(name))));
-    const char *query = psprintf("SELECT id, epoch, max_nodes, tableoid FROM %s.snowflake_definitions WHERE name OPERATOR(pg_catalog.=) $1",
-                                 quote_identifier(get_namespace_name(schema)));
+    // backfill_nodes through to_jsonb: the column exists from version 0.4.0 on, and this
+    // library must also serve a 0.3.0 schema until ALTER EXTENSION idgen UPDATE has run.
+    const char *query = psprintf(
+        "SELECT d.id, d.epoch, d.max_nodes, d.tableoid, "
+        "COALESCE((pg_catalog.to_jsonb(d) OPERATOR(pg_catalog.->>) 'backfill_nodes')::pg_catalog.int4, 0) "
+        "FROM %s.snowflake_definitions d WHERE d.name OPERATOR(pg_catalog.=) $1",
+        quote_identifier(get_namespace_name(schema)));
     Oid argtypes[1] = {TEXTOID};
     Datum values[1] = {PointerGetDatum(name)};
 
@@ -67,9 +74,11 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     const TimestampTz epoch = DatumGetTimestampTz(SPI_getbinval(row, desc, 2, &isnull));
     out->max_nodes = DatumGetInt32(SPI_getbinval(row, desc, 3, &isnull));
     out->key.table = DatumGetObjectId(SPI_getbinval(row, desc, 4, &isnull));
+    const int32 backfill_nodes = DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull));
     SPI_finish();
 
     out->layout = layout_of(epoch, out->max_nodes);
+    out->layout.backfill_nodes = backfill_nodes;
     memcpy(out->name, VARDATA_ANY(name), len);
     out->name[len] = '\0';
 }

@@ -24,8 +24,9 @@ struct SequencerDefinition {
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out);
 
 // Validates a new definition for snowflake_create: returns max_nodes rounded up to a power of
-// two, or raises 22023.
-int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes);
+// two, or raises 22023 (also for backfill_nodes outside 0 .. max_nodes - 1).
+int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
+                                 int32 backfill_nodes);
 
 // The slot of a definition, allocated on first use; *generation receives the slot's
 // generation at binding time. ERROR 42704 if the sequencer was dropped, 53400 if no slot is free.

@@ -22,6 +22,7 @@ char *uuid_node = nullptr;
 char *locality_mac = nullptr;
 int locality_mode = kLocalityVariable;
 int unique_timestamp_digits = 2;
+int backfill_timestamps = 65536;
 
 static const struct config_enum_entry locality_modes[] = {
     {"variable", kLocalityVariable, false},
@@ -71,6 +72,12 @@ void define_settings(bool preloading) {
         "variable: the first characters change fastest (writes spread over shards); sequential: "
         "they count up (writes stay together).",
         &locality_mode, kLocalityVariable, locality_modes, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "idgen.backfill_timestamps", "How many distinct timestamps a session remembers per id space for uuid_v1_at and snowflake_at.",
+        "Memory per id space in use is about 32 bytes times this (rounded up to a power of two). "
+        "When the table is full it is forgotten and counting goes on above everything handed out, "
+        "so a smaller table only uses more of the id space, never repeats an id.",
+        &backfill_timestamps, 65536, 16, 16 * 1024 * 1024, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "idgen.max_lead", "How far ahead of the wall clock time-ordered ids may run.",
         "When a counter runs out, or the wall clock steps back, ids keep increasing ahead of the "

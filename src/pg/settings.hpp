@@ -11,6 +11,7 @@ extern char *uuid_node;     // idgen.uuid_node: 'random', 'mac' or a MAC address
 extern char *locality_mac;  // idgen.locality_mac: '' (the first interface) or a MAC address
 extern int locality_mode;   // idgen.locality_mode: LocalityMode, for locality_uuid()
 extern int unique_timestamp_digits;  // idgen.unique_timestamp_digits: 2 or 3 host digits
+extern int backfill_timestamps;      // idgen.backfill_timestamps: timestamps a session remembers per id space
 
 enum LocalityMode { kLocalityVariable = 0, kLocalitySequential = 1 };
 

@@ -102,7 +102,7 @@ static void start_shared_state() {
     bool found = false;
     state = static_cast<SharedState *>(ShmemInitStruct("idgen", shared_state_size(), &found));
     if (!found) {
-        memset(state, 0, shared_state_size());
+        memset(static_cast<void *>(state), 0, shared_state_size());  // plain data (trivially copyable)
         state->lock = &(GetNamedLWLockTranche(kTrancheName))->lock;
         state->slot_count = max_sequencers;
         state->backend_count = backend_rows();
@@ -120,6 +120,10 @@ static void start_shared_state() {
                 break;
         }
         state->startup_horizon_us = static_cast<int64_t>(state->horizon.durable_unix_us);
+        state->leases_unreadable = !load_leases(&state->leases);
+        if (state->leases_unreadable)
+            ereport(WARNING, (errmsg("idgen lease file \"idgen.leases\" is unreadable; "
+                                     "retrospective ids are disabled")));
         start_live_generators(&state->live, state->startup_horizon_us);
     }
     LWLockRelease(AddinShmemInitLock);

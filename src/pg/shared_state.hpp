@@ -6,8 +6,9 @@
 //   (the only locked instruction per id), the horizon is read with an atomic load, and the
 //   statistics are plain stores into cells that only one backend writes.
 // - SharedState.lock (one LWLock) is taken exclusively only to move the horizon (rare: about
-//   once per second of id time) and to allocate or release a sequencer slot; it is taken
-//   shared to look a slot up when a backend first meets a sequencer.
+//   once per second of id time), to allocate or release a sequencer slot, and to lease a
+//   namespace of retrospective ids (once per session and timestamp-table turnover); it is
+//   taken shared to look a slot up when a backend first meets a sequencer.
 // - A slot's `generation` changes at every allocation and release, so a backend that cached
 //   a slot sees with one atomic load whether the slot is still the one it cached.
 #pragma once
@@ -18,6 +19,7 @@
 #include "../core/locality_clock.hpp"
 #include "../core/logical_clock.hpp"
 #include "../core/snowflake.hpp"
+#include "backfill_leases.hpp"
 #include "postgres_api.hpp"
 
 extern "C" {
@@ -79,6 +81,9 @@ struct SharedState {
     int64 released_bound_us;
     bool horizon_unreadable;  // the horizon file exists but cannot be trusted
     LiveGenerators live;
+    // Namespaces of retrospective ids handed out so far (backfill_leases.hpp), under `lock`.
+    LeaseTable leases;
+    bool leases_unreadable;
     // Sequencers dropped since the server started, a ring: a dropped definition may still be
     // visible to an older snapshot, but it must never get a slot again.
     uint32 dropped_count;

@@ -1,7 +1,8 @@
-// SQL functions of Snowflake sequencers: snowflake_next, the decoders (snowflake_timestamp,
-// snowflake_node, snowflake_counter, snowflake_min_id), and the internal helpers behind
-// snowflake_create, snowflake_drop and the snowflake_sequencers view.
+// SQL functions of Snowflake sequencers: snowflake_next, snowflake_at, the decoders
+// (snowflake_timestamp, snowflake_node, snowflake_counter, snowflake_min_id), and the internal
+// helpers behind snowflake_create, snowflake_drop and the snowflake_sequencers view.
 #include "../core/snowflake.hpp"
+#include "backfill_sessions.hpp"
 #include "convert.hpp"
 #include "errors.hpp"
 #include "postgres_api.hpp"
@@ -11,6 +12,7 @@
 #include "generate.hpp"
 
 extern "C" {
+#include "common/hashfn.h"
 #include "funcapi.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -21,6 +23,7 @@ using namespace idgen::pg;
 
 extern "C" {
 PG_FUNCTION_INFO_V1(idgen_snowflake_next);
+PG_FUNCTION_INFO_V1(idgen_snowflake_at);
 PG_FUNCTION_INFO_V1(idgen_snowflake_timestamp);
 PG_FUNCTION_INFO_V1(idgen_snowflake_node);
 PG_FUNCTION_INFO_V1(idgen_snowflake_counter);
@@ -71,8 +74,8 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
     if (!snowflake::node_fits(site->def.layout, node_id))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("Snowflake sequencer \"%s\" is detached on this server", site->def.name),
-                        errdetail("idgen.node_id is %d; the sequencer holds node ids 0..%d.", node_id,
-                                  site->def.max_nodes - 1),
+                        errdetail("idgen.node_id is %d; the sequencer's live node ids are 0..%d.", node_id,
+                                  site->def.max_nodes - site->def.layout.backfill_nodes - 1),
                         errhint("Set idgen.node_id in postgresql.conf to this server's unique node id "
                                 "and restart.")));
     const snowflake::Next n = draw_until_issued(shared, "snowflake_next()", [&](int64_t now_ns, Status *error) {
@@ -92,6 +95,37 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
     count_issued(shared, site->slot, site->generation);
     atomic_store(&site->slot->last_unix_ms, static_cast<uint64_t>(n.unix_ms));
     PG_RETURN_INT64(n.id);
+}
+
+// (name text, ts timestamptz) -> bigint: a retrospective id whose time field is ts's millisecond,
+// on one of the node ids the sequencer reserves for backfill. Not STRICT: a NULL is an error.
+Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                        errmsg("snowflake_at: %s must not be NULL", PG_ARGISNULL(0) ? "name" : "ts")));
+    SharedState *shared = require_shared_state("snowflake_at()");
+    const text *name = PG_GETARG_TEXT_PP(0);
+    const CachedSequencer *site = sequencer_of(fcinfo, name);
+    const snowflake::Layout layout = site->def.layout;
+    const int64_t us = unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1));
+    int64_t id = 0;
+    const Status valid = snowflake::at(layout, us, 0, 0, &id);  // the time and the reserved nodes
+    if (valid.code == Errc::not_attached)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("Snowflake sequencer \"%s\" reserves no node ids for backfill", site->def.name),
+                        errhint("Create a sequencer with backfill_nodes, e.g. snowflake_create('%s_backfill', "
+                                "max_nodes => 128, backfill_nodes => 16).", site->def.name)));
+    check(valid);
+    // One lease space per sequencer name in this database: a sequencer dropped and created
+    // again goes on with the namespaces after the old one's.
+    const LeaseSpace space{LeaseKind::snowflake, MyDatabaseId,
+                           hash_bytes_extended(reinterpret_cast<const unsigned char *>(site->def.name),
+                                               static_cast<int>(strlen(site->def.name)), 0)};
+    const BackfillDraw d = draw_backfill(shared, space, snowflake::backfill_per_namespace(layout),
+                                         static_cast<uint64_t>(layout.backfill_nodes),
+                                         snowflake::backfill_key(us), "snowflake_at()");
+    check(snowflake::at(layout, us, d.ns, d.offset, &id));
+    PG_RETURN_INT64(id);
 }
 
 static snowflake::Parts decode_arg(FunctionCallInfo fcinfo) {
@@ -120,9 +154,15 @@ Datum idgen_snowflake_min_id(PG_FUNCTION_ARGS) {
     PG_RETURN_INT64(id);
 }
 
+// The fourth argument (backfill_nodes) exists from version 0.4.0 on; a 0.3.0 schema calls
+// with three until ALTER EXTENSION idgen UPDATE.
+static int32 backfill_nodes_arg(FunctionCallInfo fcinfo, int arg) {
+    return PG_NARGS() > arg ? PG_GETARG_INT32(arg) : 0;
+}
+
 Datum idgen_snowflake_check_definition(PG_FUNCTION_ARGS) {
     PG_RETURN_INT32(check_sequencer_definition(PG_GETARG_TEXT_PP(0), PG_GETARG_TIMESTAMPTZ(1),
-                                               PG_GETARG_INT32(2)));
+                                               PG_GETARG_INT32(2), backfill_nodes_arg(fcinfo, 3)));
 }
 
 Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
@@ -131,13 +171,14 @@ Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
     PG_RETURN_VOID();
 }
 
-// (definitions table, definition id, max_nodes) -> node_bits, counter_bits, node_id, state, ids_issued, last_id_time
+// (definitions table, definition id, max_nodes[, backfill_nodes]) -> node_bits, counter_bits,
+// node_id, state, ids_issued, last_id_time
 Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     const Oid table = PG_GETARG_OID(0);
     const int64 definition_id = PG_GETARG_INT64(1);
     int node_bits = 0;
     check(snowflake::node_bits_for(PG_GETARG_INT32(2), &node_bits));
-    const snowflake::Layout layout{0, node_bits};
+    const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3)};
 
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)

@@ -1,5 +1,7 @@
 // uuid_v1(): live version-1 UUIDs from the server's shared logical clock of 100 ns ticks,
 // with the clock sequence and node of idgen.identity / idgen.uuid_node.
+#include "uuid_v1_live.hpp"
+
 #include "../core/uuid_v1_clock.hpp"
 #include "convert.hpp"
 #include "generate.hpp"
@@ -12,14 +14,19 @@ extern "C" {
 PG_FUNCTION_INFO_V1(idgen_uuid_v1);
 }
 
-Datum idgen_uuid_v1(PG_FUNCTION_ARGS) {
-    SharedState *shared = require_shared_state("uuid_v1()");
-    LiveGenerators *live = &shared->live;
-    if (live->identity_unreadable)
+int32_t idgen::pg::live_uuid_clock_seq(const SharedState *shared) {
+    if (shared->live.identity_unreadable)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("idgen identity file \"idgen.identity\" in the data directory is unreadable"),
                         errhint("Restore it from a backup, or remove it to make a new random node and "
                                 "clock sequence, and restart the server.")));
+    return shared->live.uuid_clock_seq;
+}
+
+Datum idgen_uuid_v1(PG_FUNCTION_ARGS) {
+    SharedState *shared = require_shared_state("uuid_v1()");
+    LiveGenerators *live = &shared->live;
+    live_uuid_clock_seq(shared);
     if (live->uuid_node_missing)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("uuid_v1(): idgen.uuid_node is 'mac', but no network interface has a MAC address"),
