@@ -13,6 +13,7 @@ EXCEPTION WHEN others THEN
     RETURN 'ERROR ' || SQLSTATE;
 END $$;
 SELECT snowflake_create('h', '2020-01-01 00:00:00+00', 512);
+SELECT snowflake_create('hb', '2020-01-01 00:00:00+00', 512, backfill_nodes => 1);
 SELECT snowflake_create('name with "quotes" and ''apostrophes''', '2020-01-01 00:00:00+00', 1024);
 
 SELECT expr, try(expr) AS result FROM (VALUES
@@ -66,6 +67,27 @@ SELECT expr, try(expr) AS result FROM (VALUES
     ($$snowflake_min_id('h', '2089-09-06 15:47:35.552+00')$$),
     ($$snowflake_min_id('h', '294270-01-01 00:00:00+00')$$),
     ($$form_uuid_v1('294270-01-01 00:00:00+00', 0, '00:00:00:00:00:00')$$),
+    -- retrospective ids: both ends of each time range and one past them, NULLs, reserved nodes
+    ($$uuid_v1_timestamp(uuid_v1_at('1582-10-15 00:00:00+00'))$$),
+    ($$uuid_v1_timestamp(uuid_v1_at('5236-03-31 21:21:00.684697+00'))$$),
+    ($$uuid_v1_at('5236-03-31 21:21:00.684698+00')$$),
+    ($$uuid_v1_at('infinity')$$),
+    ($$uuid_v1_at(NULL)$$),
+    ($$uuid_v1_node(uuid_v1_at(now(), 'ff:ff:ff:ff:ff:ff'))$$),
+    ($$uuid_v1_at(now(), '03:ff:ff:ff:ff:ff')$$),
+    ($$uuid_v1_at(now(), NULL)$$),
+    ($$snowflake_at('hb', '2020-01-01 00:00:00+00')$$),
+    ($$snowflake_at('hb', '2089-09-06 15:47:35.551+00')$$),
+    ($$snowflake_at('hb', '2089-09-06 15:47:35.552+00')$$),
+    ($$snowflake_at('hb', '2019-12-31 23:59:59.999+00')$$),
+    ($$snowflake_at('hb', '-infinity')$$),
+    ($$snowflake_at('hb', NULL)$$),
+    ($$snowflake_at(NULL, now())$$),
+    ($$snowflake_at('h', now())$$),
+    ($$snowflake_at('', now())$$),
+    ($$snowflake_at(repeat('x', 100000), now())$$),
+    ($$snowflake_create('e', '2020-01-01 00:00:00+00', 128, 128)$$),
+    ($$snowflake_create('e', '2020-01-01 00:00:00+00', 128, 2147483647)$$),
     ($$snowflake_create('e', '294276-12-31 23:59:59+00')$$),
     ($$snowflake_create('e', '4714-11-24 00:00:00+00 BC')$$),
     ($$snowflake_create('e', '2020-01-01 00:00:00+00', -2147483648)$$),
