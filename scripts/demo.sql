@@ -78,6 +78,35 @@ SELECT t AS unique_timestamp, unique_timestamp_text(t) AS text, unique_timestamp
 FROM (SELECT unique_timestamp() AS t FROM generate_series(1, 3)) s;
 
 \echo
+\echo '13. Retrospective ids for rows that already exist (seed 000). 100,000 old events, in random'
+\echo '    order, half of them sharing one timestamp (rows inserted in one transaction share now()):'
+CREATE TABLE old_events AS
+SELECT g AS n, CASE WHEN g % 2 = 0 THEN '2015-06-15 12:00:00.123456+00'::timestamptz
+                    ELSE '2015-01-01 00:00:00+00'::timestamptz + g * interval '1 second 7 microseconds' END AS created_at
+FROM generate_series(1, 100000) g ORDER BY random();
+ALTER TABLE old_events ADD COLUMN id uuid;
+\timing on
+UPDATE old_events SET id = uuid_v1_at(created_at);
+\timing off
+\echo '    Every UUID is different, and each carries its row''s time to the microsecond:'
+SELECT count(*) AS rows, count(DISTINCT id) AS distinct_ids,
+       count(*) FILTER (WHERE uuid_v1_timestamp(id) = created_at) AS exact_times
+FROM old_events;
+SELECT id, uuid_v1_timestamp(id) AS "time", uuid_v1_node(id) AS node FROM old_events ORDER BY n LIMIT 3;
+\echo '    The same for a Snowflake sequencer that reserves its top 16 node ids for backfill;'
+\echo '    new rows then get live ids from the node ids below:'
+SELECT snowflake_create('events', '2010-01-01 00:00:00+00', max_nodes => 128, backfill_nodes => 16);
+ALTER TABLE old_events ADD COLUMN sid bigint;
+UPDATE old_events SET sid = snowflake_at('events', created_at);
+SELECT count(DISTINCT sid) AS distinct_ids,
+       count(*) FILTER (WHERE snowflake_timestamp('events', sid) = date_trunc('milliseconds', created_at)) AS exact_ms,
+       min(snowflake_node('events', sid)) || '..' || max(snowflake_node('events', sid)) AS backfill_nodes_used,
+       snowflake_node('events', snowflake_next('events')) AS live_node
+FROM old_events;
+DROP TABLE old_events;
+SELECT snowflake_drop('events');
+
+\echo
 \echo 'Every function, with its description (\\df+ shows the same):'
 SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') AS description
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
