@@ -34,22 +34,30 @@ struct Session {
         init(&a, table.data(), max_keys, per_namespace, held.data(), held_capacity);
     }
 
-    // The namespace and offset for `key`, leasing as the server does; false when out of leases.
-    bool next(int64_t key, std::atomic<uint64_t> *leases, uint64_t lease_limit, uint64_t *ns,
-              uint64_t *offset, Status *error) {
+    struct Got {
+        bool ok;
+        uint64_t ns, offset;
+        Status error;
+    };
+
+    // The namespace and offset for `key`, leasing as the server does (from `leases`, or from
+    // this session's own counter); not ok when out of leases.
+    Got next(int64_t key, std::atomic<uint64_t> *leases = nullptr, uint64_t lease_limit = UINT64_MAX) {
+        if (leases == nullptr) leases = &own_leases;
         const Take t = take(&a, key);
-        while (!held_namespace(&a, t.index, ns)) {
+        Got got{true, 0, t.offset, Status::success()};
+        while (!held_namespace(&a, t.index, &got.ns)) {
             const uint64_t lease = leases->fetch_add(1);
-            if (lease >= lease_limit) {
-                *error = Status::error(Errc::exhausted, "no lease left");
-                return false;
+            got.error = lease < lease_limit ? hold(&a, lease) : Status::error(Errc::exhausted, "no lease left");
+            if (!got.error.ok()) {
+                got.ok = false;
+                return got;
             }
-            *error = hold(&a, lease);
-            if (!error->ok()) return false;
         }
-        *offset = t.offset;
-        return true;
+        return got;
     }
+
+    std::atomic<uint64_t> own_leases{0};
 };
 
 // Keys as a backfill meets them: random order, 30% sharing a key with others, one key very
@@ -71,22 +79,19 @@ std::vector<int64_t> backfill_keys(size_t n, int64_t hot_key, size_t hot_count, 
 
 TEST(BackfillAllocator, EveryKeyPositionPairOnceThroughManyClears) {
     Session s(64, 10);
-    std::atomic<uint64_t> leases{0};
     std::set<std::tuple<int64_t, uint64_t, uint64_t>> seen;
-    std::map<int64_t, std::pair<uint64_t, uint64_t>> last;  // key -> (session index of ns, offset)
-    std::map<uint64_t, uint64_t> index_of_ns;
+    std::map<int64_t, std::pair<uint64_t, uint64_t>> last;  // key -> (namespace, offset)
     for (const int64_t key : backfill_keys(20000, 42, 5000, 1)) {
-        uint64_t ns = 0, offset = 0;
-        Status err;
-        ASSERT_TRUE(s.next(key, &leases, UINT64_MAX, &ns, &offset, &err)) << err.message;
-        ASSERT_TRUE(seen.emplace(key, ns, offset).second) << "key " << key << " ns " << ns << " offset " << offset;
+        const Session::Got g = s.next(key);
+        ASSERT_TRUE(g.ok) << g.error.message;
+        ASSERT_TRUE(seen.emplace(key, g.ns, g.offset).second) << "key " << key << " ns " << g.ns << " offset " << g.offset;
         // Per key, ids come in the order of the calls: namespaces are leased in increasing
         // order, so (namespace, offset) increases.
         auto it = last.find(key);
         if (it != last.end()) {
-            EXPECT_LT(it->second, std::make_pair(ns, offset));
+            EXPECT_LT(it->second, std::make_pair(g.ns, g.offset));
         }
-        last[key] = {ns, offset};
+        last[key] = {g.ns, g.offset};
     }
     EXPECT_GT(s.a.clears, 100u);
     EXPECT_LE(s.a.held_count, 1u + 5000 / 10);
@@ -104,39 +109,33 @@ TEST(BackfillAllocator, ForgottenKeysStartAboveEverythingHandedOut) {
 
 TEST(BackfillAllocator, UnreachableNamespacesLeaveTheWindow) {
     Session s(1, 2, 4);
-    std::atomic<uint64_t> leases{0};
-    uint64_t ns = 0, offset = 0;
-    Status err;
-    for (int i = 0; i < 7; i++) ASSERT_TRUE(s.next(5, &leases, UINT64_MAX, &ns, &offset, &err));
-    EXPECT_EQ(s.a.held_count, 4u);          // positions 0..6: namespaces 0..3
-    ASSERT_TRUE(s.next(6, &leases, UINT64_MAX, &ns, &offset, &err));  // cleared: floor 7
+    for (int i = 0; i < 7; i++) ASSERT_TRUE(s.next(5).ok);
+    EXPECT_EQ(s.a.held_count, 4u);  // positions 0..6: namespaces 0..3
+    const Session::Got g = s.next(6);  // cleared: floor 7
+    ASSERT_TRUE(g.ok);
     EXPECT_EQ(s.a.held_base, 3u);
-    EXPECT_EQ(ns, 3u);
-    EXPECT_EQ(offset, 1u);
+    EXPECT_EQ(g.ns, 3u);
+    EXPECT_EQ(g.offset, 1u);
 }
 
 TEST(BackfillAllocator, OneKeyPastTheHeldWindowIsAnError) {
     Session s(16, 10, 3);
-    std::atomic<uint64_t> leases{0};
-    uint64_t ns = 0, offset = 0;
-    Status err;
-    for (int i = 0; i < 30; i++) ASSERT_TRUE(s.next(9, &leases, UINT64_MAX, &ns, &offset, &err));
-    EXPECT_FALSE(s.next(9, &leases, UINT64_MAX, &ns, &offset, &err));
-    EXPECT_EQ(err.code, Errc::exhausted);
+    for (int i = 0; i < 30; i++) ASSERT_TRUE(s.next(9).ok);
+    const Session::Got g = s.next(9);
+    EXPECT_FALSE(g.ok);
+    EXPECT_EQ(g.error.code, Errc::exhausted);
 }
 
 TEST(BackfillAllocator, NamespacesRunningOutIsAnErrorNeverAReuse) {
     std::atomic<uint64_t> leases{0};
     Session a(4, 10), b(4, 10);
-    uint64_t ns = 0, offset = 0;
-    Status err;
-    ASSERT_TRUE(a.next(1, &leases, 2, &ns, &offset, &err));
-    ASSERT_TRUE(b.next(1, &leases, 2, &ns, &offset, &err));
-    EXPECT_EQ(ns, 1u);
-    for (int i = 0; i < 9; i++) ASSERT_TRUE(b.next(1, &leases, 2, &ns, &offset, &err));
-    EXPECT_FALSE(b.next(1, &leases, 2, &ns, &offset, &err));  // needs a third namespace
-    EXPECT_EQ(err.code, Errc::exhausted);
-    EXPECT_FALSE(b.next(1, &leases, 2, &ns, &offset, &err));  // and again: still none
+    ASSERT_TRUE(a.next(1, &leases, 2).ok);
+    EXPECT_EQ(b.next(1, &leases, 2).ns, 1u);
+    for (int i = 0; i < 9; i++) ASSERT_TRUE(b.next(1, &leases, 2).ok);
+    const Session::Got third = b.next(1, &leases, 2);  // needs a third namespace
+    EXPECT_FALSE(third.ok);
+    EXPECT_EQ(third.error.code, Errc::exhausted);
+    EXPECT_FALSE(b.next(1, &leases, 2).ok);  // and again: still none
 }
 
 TEST(UuidV1Backfill, TimeIsExactAndFieldsStayApartFromTheLiveGenerator) {
@@ -238,14 +237,12 @@ TEST(BackfillConcurrency, SessionsOnRealThreadsNeverMakeTheSameId) {
             Session ss(256, snowflake::backfill_per_namespace(layout));
             for (const int64_t us_time : backfill_keys(3000, 1600000000000001, 2000, 7 + t + 100 * round)) {
                 const int64_t t_us = 1600000000000000 + us_time % 1000000;
-                uint64_t ns = 0, offset = 0;
-                Status err;
+                const Session::Got gu = us.next(t_us, &uuid_leases, uuid_v1::backfill::kAutoNamespaces);
                 Uuid u;
-                EXPECT_TRUE(us.next(t_us, &uuid_leases, uuid_v1::backfill::kAutoNamespaces, &ns, &offset, &err));
-                EXPECT_TRUE(uuid_v1::backfill::make_auto(t_us, 1, ns, offset, 500, &u).ok());
+                EXPECT_TRUE(gu.ok && uuid_v1::backfill::make_auto(t_us, 1, gu.ns, gu.offset, 500, &u).ok());
+                const Session::Got gs = ss.next(snowflake::backfill_key(t_us), &snowflake_leases, 64);
                 int64_t id = 0;
-                EXPECT_TRUE(ss.next(snowflake::backfill_key(t_us), &snowflake_leases, 64, &ns, &offset, &err));
-                EXPECT_TRUE(snowflake::at(layout, t_us, ns, offset, &id).ok());
+                EXPECT_TRUE(gs.ok && snowflake::at(layout, t_us, gs.ns, gs.offset, &id).ok());
                 out.emplace_back(test::uuid_text(u), id);
             }
         });
