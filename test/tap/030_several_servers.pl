@@ -3,7 +3,9 @@
 # everything through dblink: no value of any generator occurs twice across the servers.
 # Their clocks are frozen at one instant, so all of them start in the same millisecond with
 # their counters at zero: only the node ids keep their values apart (with equal node ids
-# this test finds collisions).
+# this test finds collisions). uuid_v1_at(clock_timestamp()) puts all of its UUIDs on that one
+# microsecond on every server. Then the node-id check of the README finds a fourth server
+# started with a node id that is already taken.
 use strict;
 use warnings;
 use IPC::Run;
@@ -17,6 +19,7 @@ my %generators = (
     uuid_v1   => ['uuid',   q{uuid_v1()}],
     locality  => ['uuid',   q{locality_uuid()}],
     unique_ts => ['bigint', q{unique_timestamp()}],
+    backfill  => ['uuid',   q{uuid_v1_at(clock_timestamp())}],
 );
 my $per_server = 100000;
 
@@ -66,5 +69,16 @@ is($hub->safe_psql('postgres',
         q{SELECT count(DISTINCT snowflake_node('orders', v)) FROM snowflake WHERE snowflake_node('orders', v) <> 1}), '0',
     'server 1 wrote only node 1 Snowflake ids');
 
-$_->stop for @servers;
+# The check users can run (README, Guarantees): node ids shared by more than one server.
+sub shared_node_ids {
+    my @links = map { "SELECT n FROM dblink(\$c\$" . $_->connstr('postgres') . "\$c\$, 'SHOW idgen.node_id') AS t(n text)" } @_;
+    return $hub->safe_psql('postgres', 'SELECT n, count(*) FROM (SELECT current_setting(\'idgen.node_id\') AS n UNION ALL '
+        . join(' UNION ALL ', @links) . ') s GROUP BY n HAVING count(*) > 1');
+}
+is(shared_node_ids(@servers[1 .. 2]), '', 'the node-id check finds nothing among distinct node ids');
+my $twin = idgen_node('server4', node_id => 2);
+start_node($twin);
+is(shared_node_ids(@servers[1 .. 2], $twin), '2|2', 'the node-id check finds a server started with a taken node id');
+
+$_->stop for @servers, $twin;
 done_testing();
