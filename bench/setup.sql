@@ -6,24 +6,31 @@
 CREATE EXTENSION idgen;
 CREATE EXTENSION "uuid-ossp";
 
--- The no-op yardsticks (bench/noop.c). Several SQL signatures share the two C symbols so that
--- every measured function has a twin with the same argument list and return width.
--- Zero-argument ones are VOLATILE like the generators they stand next to; the others are
--- IMMUTABLE STRICT like idgen's functions.
-CREATE FUNCTION bench_noop_int8() RETURNS int8
-    AS :'noop_so', 'bench_noop_int8' LANGUAGE C VOLATILE;
-CREATE FUNCTION bench_noop_uuid() RETURNS uuid
-    AS :'noop_so', 'bench_noop_uuid' LANGUAGE C VOLATILE;
-CREATE FUNCTION bench_noop_uuid(timestamptz, integer, macaddr) RETURNS uuid
-    AS :'noop_so', 'bench_noop_uuid' LANGUAGE C IMMUTABLE STRICT;
-CREATE FUNCTION bench_noop_int8(uuid) RETURNS timestamptz
-    AS :'noop_so', 'bench_noop_int8' LANGUAGE C IMMUTABLE STRICT;
-CREATE FUNCTION bench_noop_int4(uuid) RETURNS integer
-    AS :'noop_so', 'bench_noop_int8' LANGUAGE C IMMUTABLE STRICT;
-CREATE FUNCTION bench_noop_int2(uuid) RETURNS smallint
-    AS :'noop_so', 'bench_noop_int8' LANGUAGE C IMMUTABLE STRICT;
-CREATE FUNCTION bench_noop_macaddr(uuid) RETURNS macaddr
-    AS :'noop_so', 'bench_noop_uuid' LANGUAGE C IMMUTABLE STRICT;
+-- The no-op yardsticks (bench/noop.c): every measured function gets a twin with the same
+-- argument list and return width, declared on one of the three C symbols (the int8 one serves
+-- every by-value return, the uuid one macaddr too). Zero-argument ones are VOLATILE like the
+-- generators they stand next to; the others are IMMUTABLE STRICT like idgen's functions.
+SELECT format('CREATE FUNCTION %s(%s) RETURNS %s AS %L, %L LANGUAGE C %s', name, args, returns, :'noop_so',
+              symbol, CASE WHEN args = '' THEN 'VOLATILE' ELSE 'IMMUTABLE STRICT' END)
+FROM (VALUES
+    ('bench_noop_int8', '', 'int8', 'bench_noop_int8'),
+    ('bench_noop_uuid', '', 'uuid', 'bench_noop_uuid'),
+    ('bench_noop_uuid', 'timestamptz, integer, macaddr', 'uuid', 'bench_noop_uuid'),
+    ('bench_noop_uuid', 'timestamptz', 'uuid', 'bench_noop_uuid'),
+    ('bench_noop_uuid', 'timestamptz, macaddr', 'uuid', 'bench_noop_uuid'),
+    ('bench_noop_int8', 'uuid', 'timestamptz', 'bench_noop_int8'),
+    ('bench_noop_int4', 'uuid', 'integer', 'bench_noop_int8'),
+    ('bench_noop_int2', 'uuid', 'smallint', 'bench_noop_int8'),
+    ('bench_noop_macaddr', 'uuid', 'macaddr', 'bench_noop_uuid'),
+    ('bench_noop_text', 'uuid', 'text', 'bench_noop_text'),
+    ('bench_noop_int8', 'bigint', 'timestamptz', 'bench_noop_int8'),
+    ('bench_noop_int4', 'bigint', 'integer', 'bench_noop_int8'),
+    ('bench_noop_text', 'bigint', 'text', 'bench_noop_text'),
+    ('bench_noop_int8', 'text, bigint', 'timestamptz', 'bench_noop_int8'),
+    ('bench_noop_int4', 'text, bigint', 'integer', 'bench_noop_int8'),
+    ('bench_noop_int8', 'text, timestamptz', 'bigint', 'bench_noop_int8')
+) AS twins (name, args, returns, symbol)
+\gexec
 
 -- Seed 003's functions, the baseline idgen has to beat.
 \ir ../test/fixtures/seed003.sql
@@ -39,48 +46,115 @@ CREATE SEQUENCE bench_seq_cache100 CACHE 100;
 -- wait instead of the generator.
 SELECT snowflake_create('bench', max_nodes => 128) \g /dev/null
 
--- The tables of the pgbench INSERT scripts (bench/pgbench.tsv); bench/run empties them with
--- bench_pgbench_reset() before every pgbench run, so each run starts from an empty index.
-CREATE TABLE bench_t_snowflake (id bigint PRIMARY KEY);
-CREATE TABLE bench_t_nextval (id bigint PRIMARY KEY);
+-- The sequencer of snowflake_at (idgen 0.4.0): ids for past times come from the node ids it
+-- reserves (backfill_nodes), above the live ones (idgen.node_id 1 < max_nodes - backfill_nodes).
+-- Every session that calls snowflake_at takes one of them for good (README: limits of
+-- retrospective ids), and the benchmark opens many: 1 for the cost rounds, one per client of
+-- each scaling measurement (15 a round), 6 a round of the backfill and keys sections, 1 for
+-- memory: about 95 with the defaults, so it reserves 120 of 128. An idgen without
+-- backfill_nodes refuses the call; the cases using snowflake_at then fail, and are reported.
+DO $$
+BEGIN
+    PERFORM snowflake_create('backfill', max_nodes => 128, backfill_nodes => 120);
+EXCEPTION WHEN undefined_function THEN
+    RAISE NOTICE 'no snowflake_create(..., backfill_nodes): the snowflake_at cases will not be measured';
+END
+$$;
+
+-- The tables of the pgbench INSERT scripts (bench/pgbench.tsv), one per key type; bench/run
+-- empties them with bench_pgbench_reset() before every pgbench run, so each run starts from an
+-- empty index.
+CREATE TABLE bench_t_bigint (id bigint PRIMARY KEY);
+CREATE TABLE bench_t_uuid (id uuid PRIMARY KEY);
 CREATE FUNCTION bench_pgbench_reset() RETURNS void LANGUAGE sql
-    AS 'TRUNCATE bench_t_snowflake, bench_t_nextval';
+    AS 'TRUNCATE bench_t_bigint, bench_t_uuid';
 
--- N distinct version-1 UUIDs (one per millisecond, cycling clock sequences) for the decoders.
-CREATE TABLE bench_uuids AS
-    SELECT form_uuid_v1(now() + i * interval '1 millisecond', i % 16384, '00:11:22:33:44:55') AS u
+-- N rows of ids for the decoders, so each gets varying input: u distinct version-1 UUIDs (one
+-- per millisecond, cycling clock sequences), s Snowflake ids, l locality UUIDs, t unique
+-- timestamps.
+CREATE TABLE bench_ids AS
+    SELECT form_uuid_v1(now() + i * interval '1 millisecond', i % 16384, '00:11:22:33:44:55') AS u,
+           snowflake_next('bench') AS s, locality_uuid() AS l, unique_timestamp() AS t
     FROM generate_series(1, :n) i;
-VACUUM (ANALYZE) bench_uuids;
+VACUUM (ANALYZE) bench_ids;
 
--- The cases, scaling cases, pgbench scripts and targets (loaded from cases.tsv, scaling.tsv,
--- pgbench.tsv and targets.tsv by bench/run) and the measurements.
+-- What bench/run measures (loaded from cases.tsv, scaling.tsv, pgbench.tsv, backfill.tsv,
+-- keys.tsv and targets.tsv). "unavailable" is set by bench_check before the first round: the
+-- reason an item cannot run on this server (say, a function of a newer idgen); such items are
+-- skipped and listed in the report.
 CREATE TABLE bench_cases (
     ord serial, name text PRIMARY KEY, expr text NOT NULL, source text NOT NULL,
-    baseline text, twin text);
+    baseline text, twin text, kind text NOT NULL, unavailable text);
+CREATE TABLE bench_scaling_cases (ord serial, name text PRIMARY KEY REFERENCES bench_cases (name));
+CREATE TABLE bench_pgbench_scripts (
+    ord serial, name text PRIMARY KEY, statement text NOT NULL, anchor text, unavailable text);
+CREATE TABLE bench_backfill_cases (
+    ord serial, name text PRIMARY KEY, idtype text NOT NULL, expr text NOT NULL,
+    parallel text NOT NULL CHECK (parallel IN ('yes', '')), memory text NOT NULL CHECK (memory IN ('yes', '')),
+    unavailable text);
+CREATE TABLE bench_key_cases (
+    ord serial, name text PRIMARY KEY, idtype text NOT NULL, expr text NOT NULL, source text NOT NULL,
+    unavailable text);
 CREATE TABLE bench_targets (
     ord serial, description text NOT NULL, case_a text NOT NULL, case_b text NOT NULL,
-    metric text NOT NULL CHECK (metric IN ('net', 'whole', 'scaling', 'tps')),
-    bound text NOT NULL CHECK (bound ~ '^(<=|>=) *[0-9]+(\.[0-9]+)?$'));
-CREATE TABLE bench_results (round int, name text, ns bigint, counted bigint);
+    metric text NOT NULL CHECK (metric IN ('net', 'whole', 'scaling', 'tps', 'update', 'parallel')),
+    bound text NOT NULL CHECK (bound ~ '^(<=|>=|<|>) *[0-9]+(\.[0-9]+)?$'),
+    why_not text);
+
+-- The measurements. A failed measurement is kept with its error (in place of the figure).
+CREATE TABLE bench_results (round int, name text, ns bigint, counted bigint, error text);
 -- Scaling: pgbench's tps (one query of N rows per transaction) per round, case and client count.
-CREATE TABLE bench_scaling_cases (ord serial, name text PRIMARY KEY REFERENCES bench_cases (name));
 CREATE TABLE bench_scaling_results (round int, case_ord int, clients int, tps float8);
 -- pgbench section: tps per round and script.
-CREATE TABLE bench_pgbench_scripts (ord serial, name text PRIMARY KEY, statement text NOT NULL);
 CREATE TABLE bench_pgbench_results (round int, script_ord int, tps float8);
+-- Backfill: wall seconds of the UPDATE of the whole table by 1 session, or by several at once.
+CREATE TABLE bench_backfill_results (round int, case_ord int, sessions int, seconds float8);
+-- Keys: one INSERT of many generated keys into a table with a primary key.
+CREATE TABLE bench_key_results (
+    round int, case_ord int, rows bigint, ns bigint, wal_bytes numeric, table_bytes bigint,
+    index_bytes bigint);
+-- Memory of one session backfilling a large table (bench/run reads /proc for the RSS figures).
+CREATE TABLE bench_memory_results (
+    case_ord int, rows bigint, seconds float8, context_bytes bigint, all_contexts_bytes bigint,
+    rss_anon_start_kb bigint, rss_anon_peak_kb bigint);
+-- Failures while measuring (pgbench runs that stopped with an error), by section and item.
+CREATE TABLE bench_errors (section text, name text, message text);
+
+-- NULL when QUERY can be planned here, else the error (a missing function, a wrong argument).
+CREATE FUNCTION bench_check(query text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE 'EXPLAIN ' || query;
+    RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLERRM;
+END
+$$;
+
+-- Marks every item that cannot run here (bench_check), once the bench TSV files are loaded.
+CREATE FUNCTION bench_check_all() RETURNS void LANGUAGE sql AS $$
+    UPDATE bench_cases
+    SET unavailable = bench_check(format('SELECT count(%s) FROM %s', expr, replace(source, '{N}', '1')));
+    UPDATE bench_pgbench_scripts SET unavailable = bench_check(rtrim(statement, ';'));
+    UPDATE bench_backfill_cases SET unavailable = bench_check(format('SELECT %s FROM bench_events_template', expr));
+    UPDATE bench_key_cases
+    SET unavailable = bench_check(format('SELECT %s FROM %s', expr, replace(source, '{ROWS}', '1')));
+$$;
 
 -- Times one query inside the server (no client round trip in the measurement): nanoseconds
--- from just before to just after EXECUTE, plus the count it returned. Parallel query is off
--- for the timed query only: from about 200,000 rows the planner would scan bench_uuids with
--- workers, but only for PARALLEL SAFE functions (idgen's, not the no-op twins or seed 003's),
--- and ns/call would no longer be one core's cost. Everything else keeps the defaults.
-CREATE FUNCTION bench_time(query text, OUT ns bigint, OUT counted bigint) LANGUAGE plpgsql
-SET max_parallel_workers_per_gather = 0 AS $$
+-- from just before to just after EXECUTE, plus the count it returned, or the error it raised.
+-- Parallel query is off for the timed query only: from about 200,000 rows the planner would
+-- scan bench_ids with workers, but only for PARALLEL SAFE functions (idgen's, not the no-op
+-- twins or seed 003's), and ns/call would no longer be one core's cost. Everything else keeps
+-- the defaults.
+CREATE FUNCTION bench_time(query text, OUT ns bigint, OUT counted bigint, OUT error text)
+LANGUAGE plpgsql SET max_parallel_workers_per_gather = 0 AS $$
 DECLARE
     t0 timestamptz;
 BEGIN
     t0 := clock_timestamp();
     EXECUTE query INTO counted;
     ns := (extract(epoch FROM clock_timestamp() - t0) * 1e9)::bigint;
+EXCEPTION WHEN OTHERS THEN
+    error := SQLERRM;
 END
 $$;

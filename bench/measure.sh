@@ -1,0 +1,209 @@
+# bench/measure.sh: the measuring sections of bench/run, one function each, in the order run
+# calls them. Sourced by bench/run (with lib.sh); each section reads its cases from the
+# benchmark database (loaded from the bench TSV files), skips those marked unavailable, and
+# stores its raw measurements there for report.sql.
+
+# Every case of cases.tsv as SELECT count(<expr>) FROM <source>, timed inside the server by
+# bench_time(); one session for all rounds, every query its own statement (\gexec). Round 0 is
+# the warm-up and is not reported.
+measure_cost() {
+    say "Cost per call: $("${PSQL[@]}" -Atc 'SELECT count(*) FROM bench_cases WHERE unavailable IS NULL') queries of $N rows: 1 warm-up round, then $ROUNDS rounds"
+    for ((r = 0; r <= ROUNDS; r++)); do
+        if ((r == 0)); then echo "\\echo '  warm-up round'"; else echo "\\echo '  round $r of $ROUNDS'"; fi
+        cat <<SQL
+SELECT format('INSERT INTO bench_results SELECT $r, %L, ns, counted, error FROM bench_time(%L)',
+              name, format('SELECT count(%s) FROM %s', expr, replace(source, '{N}', '$N')))
+FROM bench_cases WHERE unavailable IS NULL ORDER BY ord
+\\gexec
+SQL
+    done | "${PSQL[@]}"
+    "${PSQL[@]}" -At -c "SELECT DISTINCT '    ' || name || ': FAILED: ' || error FROM bench_results WHERE error IS NOT NULL"
+}
+
+# Scaling: every case of scaling.tsv as a pgbench script of its bulk query; each measurement is
+# pgbench -c C -j C -t SCALING_QUERIES, so C clients start together and the tps covers the wall
+# time until the last one finishes. The client counts go up in odd rounds and down in even
+# ones. Parallel query is off, as for the timed queries. Cases that failed above are left out.
+measure_scaling() {
+    local -A names=()
+    local ords=() r ord c tps line
+    write_scripts scaling "
+        SELECT s.ord, s.name, format('SELECT count(%s) FROM %s;', c.expr, replace(c.source, '{N}', '$N'))
+        FROM bench_scaling_cases s JOIN bench_cases c USING (name)
+        WHERE c.unavailable IS NULL
+          AND NOT EXISTS (SELECT FROM bench_results r WHERE r.name = c.name AND r.error IS NOT NULL)
+        ORDER BY s.ord" names ords
+    say "Scaling: ${#ords[@]} bulk queries of $N rows with ${CLIENTS// /, } clients at once, $SCALING_ROUNDS rounds"
+    for ((r = 1; r <= SCALING_ROUNDS; r++)); do
+        echo "  round $r of $SCALING_ROUNDS"
+        for ord in "${ords[@]}"; do
+            line=$(printf '    %-28s' "${names[$ord]}")
+            # shellcheck disable=SC2086 # CLIENTS: numbers separated by spaces
+            for c in $(round_order "$r" $CLIENTS); do
+                if ! tps=$(PGOPTIONS='-c max_parallel_workers_per_gather=0' \
+                           pgbench_tps -n -f "$RUN_DIR/scaling-$ord.sql" -c "$c" -j "$c" -t "$SCALING_QUERIES"); then
+                    record_error scaling "${names[$ord]}, $c clients" "$tps"
+                    continue
+                fi
+                echo "$r $ord $c $tps" | "${PSQL[@]}" -c "\\copy bench_scaling_results (round, case_ord, clients, tps) FROM STDIN DELIMITER ' '"
+                line+=$(awk -v c="$c" -v tps="$tps" -v n="$N" 'BEGIN { printf "  %d: %6.2fM/s", c, tps * n / 1e6 }')
+            done
+            echo "$line"
+        done
+    done
+}
+
+# pgbench: every script of pgbench.tsv for PGBENCH_SECONDS, forward in odd rounds and backward
+# in even ones, so neighbours alternate which runs first. Before each run the INSERT tables are
+# emptied and a checkpoint taken, so every run starts alike.
+measure_pgbench() {
+    local -A names=()
+    local ords=() r ord tps
+    write_scripts pgbench 'SELECT ord, name, statement FROM bench_pgbench_scripts WHERE unavailable IS NULL ORDER BY ord' names ords
+    say "pgbench: ${#ords[@]} scripts, -c $PGBENCH_CLIENTS -j $PGBENCH_THREADS -T $PGBENCH_SECONDS each, $PGBENCH_ROUNDS rounds"
+    for ((r = 1; r <= PGBENCH_ROUNDS; r++)); do
+        echo "  round $r of $PGBENCH_ROUNDS"
+        for ord in $(round_order "$r" "${ords[@]}"); do
+            "${PSQL[@]}" -o /dev/null -c 'SELECT bench_pgbench_reset()' -c 'CHECKPOINT'
+            if ! tps=$(pgbench_tps -n -M prepared -c "$PGBENCH_CLIENTS" -j "$PGBENCH_THREADS" -T "$PGBENCH_SECONDS" \
+                       -f "$RUN_DIR/pgbench-$ord.sql"); then
+                record_error pgbench "${names[$ord]}" "$tps"
+                continue
+            fi
+            printf '    %-28s %12.0f tps\n' "${names[$ord]}" "$tps"
+            echo "$r $ord $tps" | "${PSQL[@]}" -c "\\copy bench_pgbench_results (round, script_ord, tps) FROM STDIN DELIMITER ' '"
+        done
+    done
+}
+
+# A fresh bench_events from TEMPLATE for backfill case ORD, frozen, after a checkpoint.
+reset_events() {
+    "${PSQL[@]}" -o /dev/null \
+        -c "SELECT bench_events_reset(idtype, '$2') FROM bench_backfill_cases WHERE ord = $1" \
+        -c 'VACUUM (FREEZE, ANALYZE) bench_events' -c 'CHECKPOINT'
+}
+
+# Backfill: every case of backfill.tsv as UPDATE bench_events SET id = <expr> over the whole
+# events table by one session, and for the parallel ones also by BACKFILL_SESSIONS sessions at
+# once (pgbench -c S -t 1, each client its share of the pages): wall seconds = S / tps. Each
+# measurement starts from a fresh, frozen copy of the events and a checkpoint; the cases run
+# forward in odd rounds and backward in even ones.
+measure_backfill() {
+    local -A names=()
+    local ords=() par=() r ord s tps left secs
+    write_scripts backfill-1 "
+        SELECT ord, name, format('SELECT bench_backfill(%L, :client_id, 1);', expr)
+        FROM bench_backfill_cases WHERE unavailable IS NULL ORDER BY ord" names ords
+    write_scripts backfill-$BACKFILL_SESSIONS "
+        SELECT ord, name, format('SELECT bench_backfill(%L, :client_id, $BACKFILL_SESSIONS);', expr)
+        FROM bench_backfill_cases WHERE unavailable IS NULL AND parallel = 'yes' ORDER BY ord" names par
+    say "Backfill: ${#ords[@]} UPDATEs of $BACKFILL_ROWS rows by 1 session (${#par[@]} also by $BACKFILL_SESSIONS at once), $BACKFILL_ROUNDS rounds"
+    for ((r = 1; r <= BACKFILL_ROUNDS; r++)); do
+        echo "  round $r of $BACKFILL_ROUNDS"
+        for ord in $(round_order "$r" "${ords[@]}"); do
+            for s in 1 $BACKFILL_SESSIONS; do
+                [ -f "$RUN_DIR/backfill-$s-$ord.sql" ] || continue
+                reset_events "$ord" bench_events_template
+                if ! tps=$(pgbench_tps -n -c "$s" -j "$s" -t 1 -f "$RUN_DIR/backfill-$s-$ord.sql"); then
+                    record_error backfill "${names[$ord]}, $s sessions" "$tps"
+                    continue
+                fi
+                left=$("${PSQL[@]}" -Atc 'SELECT count(*) FROM bench_events WHERE id IS NULL')
+                [ "$left" = 0 ] || record_error backfill "${names[$ord]}, $s sessions" "$left rows left without an id"
+                secs=$(awk -v s="$s" -v tps="$tps" 'BEGIN { printf "%.6f", s / tps }')
+                printf '    %-28s %d session(s): %7.2f s\n' "${names[$ord]}" "$s" "$secs"
+                echo "$r $ord $s $secs" |
+                    "${PSQL[@]}" -c "\\copy bench_backfill_results (round, case_ord, sessions, seconds) FROM STDIN DELIMITER ' '"
+            done
+        done
+    done
+}
+
+# Keys: every case of keys.tsv inserted into a fresh table with a primary key after a
+# checkpoint (bench_keys_insert records time, WAL and sizes), in alternating order by round.
+measure_keys() {
+    local ords=() r ord
+    mapfile -t ords < <("${PSQL[@]}" -At -c 'SELECT ord FROM bench_key_cases WHERE unavailable IS NULL ORDER BY ord')
+    say "Keys: ${#ords[@]} generators, $BACKFILL_ROWS keys each into a primary key, $BACKFILL_ROUNDS rounds"
+    for ((r = 1; r <= BACKFILL_ROUNDS; r++)); do
+        echo "  round $r of $BACKFILL_ROUNDS"
+        for ord in $(round_order "$r" "${ords[@]}"); do
+            "${PSQL[@]}" -At \
+                -c "SELECT bench_fresh_table('bench_keys', 'id ' || idtype || ' PRIMARY KEY') FROM bench_key_cases WHERE ord = $ord" -c 'CHECKPOINT' \
+                -c "SELECT bench_keys_insert($r, ord, format('INSERT INTO bench_keys SELECT %s FROM %s', expr,
+                                                              replace(source, '{ROWS}', '$BACKFILL_ROWS')))
+                    FROM bench_key_cases WHERE ord = $ord" \
+                -c "SELECT format('    %-28s %s s, index %s MB, WAL %s MB', k.name, round(r.ns / 1e9, 2),
+                                  round(r.index_bytes / 1e6, 1), round(r.wal_bytes / 1e6, 1))
+                    FROM bench_key_cases k JOIN bench_key_results r ON r.case_ord = k.ord
+                    WHERE k.ord = $ord AND r.round = $r
+                    UNION ALL
+                    SELECT format('    %-28s FAILED: %s', name, message) FROM bench_errors
+                    WHERE section = 'keys' AND name = (SELECT name FROM bench_key_cases WHERE ord = $ord)" |
+                grep -v '^$' | tail -n1
+        done
+    done
+}
+
+# The private (anonymous) resident memory of process PID in kB, from /proc: shared buffers
+# the backend touches are RssShmem, not counted here (VmHWM would count them).
+rss_anon_kb() {
+    local key value _
+    while read -r key value _; do
+        [ "$key" = RssAnon: ] && { echo "$value"; return 0; }
+    done 2>/dev/null <"/proc/$1/status"
+    return 1
+}
+
+# Memory: each backfill case marked memory, once, on a table of MEMORY_ROWS events, in a
+# session of its own. The session reads its own RssAnon (bench_rss_anon_kb) before and after
+# the UPDATE, and this script samples it every 0.1 s in between for the peak; right after the
+# UPDATE, in the same transaction, the session reads its memory contexts
+# (pg_backend_memory_contexts): the one named 'idgen backfill', and all of them together.
+measure_memory() {
+    local ords=() ord pid job peak now_kb err
+    if ((MEMORY_ROWS == 0)); then
+        say "Memory: skipped (IDGEN_BENCH_MEMORY_ROWS=0)"
+        return
+    fi
+    mapfile -t ords < <("${PSQL[@]}" -At -c "SELECT ord FROM bench_backfill_cases WHERE memory = 'yes' AND unavailable IS NULL ORDER BY ord")
+    say "Memory: ${#ords[@]} backfills of $MEMORY_ROWS rows, one session each (making the table first)"
+    "${PSQL[@]}" -o /dev/null -c "SELECT bench_make_events('bench_events_big', $MEMORY_ROWS)" \
+        -c 'VACUUM (FREEZE, ANALYZE) bench_events_big'
+    for ord in "${ords[@]}"; do
+        reset_events "$ord" bench_events_big
+        rm -f "$RUN_DIR/memory.pid"
+        "${PSQL[@]}" -At >/dev/null 2>"$RUN_DIR/memory.err" <<SQL &
+SELECT bench_rss_anon_kb() AS rss0 \\gset
+SELECT pg_backend_pid() \\g $RUN_DIR/memory.pid
+BEGIN;
+SELECT extract(epoch FROM clock_timestamp()) AS t0 \\gset
+SELECT bench_backfill(expr, 0, 1) AS updated FROM bench_backfill_cases WHERE ord = $ord \\gset
+INSERT INTO bench_memory_results
+SELECT $ord, :updated, extract(epoch FROM clock_timestamp()) - :t0,
+       (SELECT sum(total_bytes) FROM pg_backend_memory_contexts WHERE name = 'idgen backfill'),
+       (SELECT sum(total_bytes) FROM pg_backend_memory_contexts), :rss0, bench_rss_anon_kb();
+COMMIT;
+SQL
+        job=$!
+        while [ ! -s "$RUN_DIR/memory.pid" ] && kill -0 "$job" 2>/dev/null; do sleep 0.05; done
+        pid=$(cat "$RUN_DIR/memory.pid" 2>/dev/null || true)
+        peak=0
+        while kill -0 "$job" 2>/dev/null; do
+            now_kb=$(rss_anon_kb "$pid") && ((now_kb > peak)) && peak=$now_kb
+            sleep 0.1
+        done
+        if ! wait "$job"; then
+            err=$(grep -m1 -o 'ERROR: .*' "$RUN_DIR/memory.err" || tail -n1 "$RUN_DIR/memory.err")
+            record_error memory "$("${PSQL[@]}" -Atc "SELECT name FROM bench_backfill_cases WHERE ord = $ord")" "$err"
+            continue
+        fi
+        "${PSQL[@]}" -At \
+            -c "UPDATE bench_memory_results SET rss_anon_peak_kb = greatest(rss_anon_peak_kb, $peak) WHERE case_ord = $ord" \
+            -c "SELECT format('    %-28s %s rows in %s s; RssAnon %s -> peak %s kB; idgen backfill context: %s',
+                              b.name, m.rows, round(m.seconds::numeric, 1), m.rss_anon_start_kb, m.rss_anon_peak_kb,
+                              coalesce(m.context_bytes || ' bytes', 'none'))
+                FROM bench_memory_results m JOIN bench_backfill_cases b ON b.ord = m.case_ord WHERE m.case_ord = $ord"
+    done
+    "${PSQL[@]}" -o /dev/null -c 'DROP TABLE bench_events_big, bench_events'
+}
