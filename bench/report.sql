@@ -1,21 +1,27 @@
--- bench/report.sql: turns the raw measurements (bench_results, bench_scaling_results,
--- bench_pgbench_results) into the tables bench/run prints (views bench_table,
--- bench_scaling_table, bench_pgbench_table and bench_target_table), so every number in the
--- report comes from this run. psql variables: n (rows per query), ref_case (the case of the
--- last column).
+-- bench/report.sql: turns the raw measurements of the cost, scaling and pgbench sections
+-- (bench_results, bench_scaling_results, bench_pgbench_results) into the tables of the report
+-- (views bench_table, bench_scaling_table, bench_pgbench_table) and the data of its charts, so
+-- every number in the report comes from this run. report_backfill.sql and report_targets.sql
+-- follow. psql variables: n (rows per query), ref_case (the case of the cost table's last
+-- column).
 \set ON_ERROR_STOP 1
 
--- Numbers as the report shows them: ns with one decimal below 100, whole ns above; ratios
--- with two decimals (three below 1).
+-- Numbers as the report shows them: whole numbers from 100, three significant digits below;
+-- ratios with two decimals (three below 1); "median (min..max)" for a figure with its spread.
 CREATE FUNCTION bench_fmt(x float8) RETURNS text IMMUTABLE LANGUAGE sql AS $$
     SELECT CASE WHEN x IS NULL THEN NULL
                 WHEN abs(x) >= 100 THEN to_char(x, 'FM999,999,999,990')
-                ELSE to_char(x, 'FM990.0') END
+                WHEN abs(x) >= 10 THEN to_char(x, 'FM990.0')
+                WHEN abs(x) >= 1 THEN to_char(x, 'FM0.00')
+                ELSE to_char(x, 'FM0.000') END
 $$;
 CREATE FUNCTION bench_ratio(x float8) RETURNS text IMMUTABLE LANGUAGE sql AS $$
     SELECT CASE WHEN x IS NULL THEN NULL
                 WHEN abs(x) >= 1 THEN to_char(x, 'FM999,999,990.00') || 'x'
                 ELSE to_char(x, 'FM0.000') || 'x' END
+$$;
+CREATE FUNCTION bench_spread(median float8, lo float8, hi float8) RETURNS text IMMUTABLE LANGUAGE sql AS $$
+    SELECT bench_fmt(median) || ' (' || bench_fmt(lo) || '..' || bench_fmt(hi) || ')'
 $$;
 
 -- Per case over the timed rounds (round 0 is the warm-up): median, min and max ns per call,
@@ -23,13 +29,13 @@ $$;
 -- case's medians. Ratios of per-call medians are ratios of whole-query medians.
 CREATE VIEW bench_stats AS
 WITH per_call AS (
-    SELECT name, ns::float8 / :n AS ns FROM bench_results WHERE round > 0
+    SELECT name, ns::float8 / :n AS ns FROM bench_results WHERE round > 0 AND error IS NULL
 ), agg AS (
     SELECT name, percentile_cont(0.5) WITHIN GROUP (ORDER BY ns) AS median,
            min(ns) AS lo, max(ns) AS hi
     FROM per_call GROUP BY name
 )
-SELECT c.ord, c.name, s.median, s.lo, s.hi,
+SELECT c.ord, c.name, c.kind, s.median, s.lo, s.hi,
        s.median - b.median AS net, t.median AS twin_median, r.median AS ref_median
 FROM bench_cases c
 JOIN agg s ON s.name = c.name
@@ -39,7 +45,7 @@ LEFT JOIN agg r ON r.name = :'ref_case';
 
 \set ref_header 'x ' :ref_case ' (whole query)'
 CREATE VIEW bench_table AS
-SELECT name AS "case",
+SELECT CASE kind WHEN 'idgen' THEN '**' || name || '**' ELSE name END AS "case",
        bench_fmt(median) AS "ns/call (median)",
        bench_fmt(lo) || '..' || bench_fmt(hi) AS "spread (min..max)",
        bench_fmt(net) AS "net ns/call (minus bare loop)",
@@ -47,87 +53,56 @@ SELECT name AS "case",
        bench_ratio(median / ref_median) AS :"ref_header"
 FROM bench_stats ORDER BY ord;
 
--- Scaling section: per case of scaling.tsv, the median ids/s with 1 client and with 2
--- clients at once (pgbench's tps, without connection time, times the n ids of each query),
--- and the spread of the 2-client runs.
-CREATE VIEW bench_scaling_stats AS
-WITH per_clients AS (
-    SELECT case_ord, clients, percentile_cont(0.5) WITHIN GROUP (ORDER BY tps) * :n AS ids_per_s,
-           min(tps) * :n AS lo, max(tps) * :n AS hi
-    FROM bench_scaling_results GROUP BY case_ord, clients
-)
-SELECT s.ord, s.name,
-       max(p.ids_per_s) FILTER (WHERE p.clients = 1) AS ids_1,
-       max(p.ids_per_s) FILTER (WHERE p.clients = 2) AS ids_2,
-       max(p.lo) FILTER (WHERE p.clients = 2) AS lo_2,
-       max(p.hi) FILTER (WHERE p.clients = 2) AS hi_2
-FROM bench_scaling_cases s
-LEFT JOIN per_clients p ON p.case_ord = s.ord
-GROUP BY s.ord, s.name;
+-- The cost chart: the charted kinds with their medians, spreads and their bare loop's median,
+-- in the order of cases.tsv.
+CREATE VIEW bench_chart_cost AS
+SELECT name, median, lo, hi, CASE kind WHEN 'anchor' THEN 0 WHEN 'idgen' THEN 1 ELSE 2 END AS color,
+       median - net AS bare
+FROM bench_stats WHERE kind IN ('anchor', 'idgen', 'seed003') ORDER BY ord;
 
+-- Scaling section: per case of scaling.tsv and client count, the median and spread of ids/s
+-- (pgbench's tps, without connection time, times the n ids of each query).
+CREATE VIEW bench_scaling_stats AS
+SELECT s.ord, s.name, r.clients,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY r.tps) * :n AS ids, min(r.tps) * :n AS lo,
+       max(r.tps) * :n AS hi
+FROM bench_scaling_cases s JOIN bench_scaling_results r ON r.case_ord = s.ord
+GROUP BY s.ord, s.name, r.clients;
+
+-- One row per case: millions of ids/s for 1, 2, 4 and 8 clients (median (min..max)), and
+-- what 2 and 8 clients give over 1.
 CREATE VIEW bench_scaling_table AS
+WITH cell AS (
+    SELECT ord, name, clients, ids, bench_spread(ids / 1e6, lo / 1e6, hi / 1e6) AS text
+    FROM bench_scaling_stats
+)
 SELECT name AS "case",
-       bench_fmt(ids_1) AS "ids/s, 1 client (median)",
-       bench_fmt(ids_2) AS "ids/s, 2 clients at once (median)",
-       bench_fmt(lo_2) || '..' || bench_fmt(hi_2) AS "2 clients: spread (min..max)",
-       bench_ratio(ids_2 / ids_1) AS "2 clients / 1 client"
-FROM bench_scaling_stats ORDER BY ord;
+       max(text) FILTER (WHERE clients = 1) AS "1 client",
+       max(text) FILTER (WHERE clients = 2) AS "2 clients",
+       max(text) FILTER (WHERE clients = 4) AS "4 clients",
+       max(text) FILTER (WHERE clients = 8) AS "8 clients",
+       bench_ratio(max(ids) FILTER (WHERE clients = 2) / max(ids) FILTER (WHERE clients = 1)) AS "2 / 1",
+       bench_ratio(max(ids) FILTER (WHERE clients = 8) / max(ids) FILTER (WHERE clients = 1)) AS "8 / 1"
+FROM cell GROUP BY ord, name ORDER BY ord;
+
+-- The scaling chart: millions of ids/s per case and client count.
+CREATE VIEW bench_chart_scaling AS
+SELECT name, clients, ids / 1e6 AS ids, lo / 1e6 AS lo, hi / 1e6 AS hi
+FROM bench_scaling_stats ORDER BY ord, clients;
 
 -- pgbench section: per script of pgbench.tsv, the median and spread of tps over the rounds.
 CREATE VIEW bench_pgbench_stats AS
-SELECT s.ord, s.name, s.statement,
+SELECT s.ord, s.name, s.statement, s.anchor,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY r.tps) AS tps, min(r.tps) AS lo, max(r.tps) AS hi
 FROM bench_pgbench_scripts s
-LEFT JOIN bench_pgbench_results r ON r.script_ord = s.ord
-GROUP BY s.ord, s.name, s.statement;
+JOIN bench_pgbench_results r ON r.script_ord = s.ord
+GROUP BY s.ord, s.name, s.statement, s.anchor;
 
 CREATE VIEW bench_pgbench_table AS
-SELECT name AS "script", '`' || statement || '`' AS "statement",
-       bench_fmt(tps) AS "tps (median)",
-       bench_fmt(lo) || '..' || bench_fmt(hi) AS "spread (min..max)"
-FROM bench_pgbench_stats ORDER BY ord;
-
--- One row per target of targets.tsv: metric(A) / metric(B) against its limit (<= or >=).
-CREATE VIEW bench_target_table AS
-WITH t AS (
-    SELECT ord, description, case_a, case_b, metric,
-           substring(bound FROM '^(<=|>=)') AS op, substring(bound FROM '[0-9.]+$') AS lim
-    FROM bench_targets
-), v AS (
-    SELECT t.*,
-           CASE t.metric WHEN 'net' THEN a.net WHEN 'whole' THEN a.median
-                         WHEN 'scaling' THEN sa.ids_2 WHEN 'tps' THEN pa.tps END AS va,
-           CASE t.metric WHEN 'net' THEN b.net WHEN 'whole' THEN b.median
-                         WHEN 'scaling' THEN sb.ids_1 WHEN 'tps' THEN pb.tps END AS vb
-    FROM t
-    LEFT JOIN bench_stats a ON a.name = t.case_a
-    LEFT JOIN bench_stats b ON b.name = t.case_b
-    LEFT JOIN bench_scaling_stats sa ON sa.name = t.case_a
-    LEFT JOIN bench_scaling_stats sb ON sb.name = t.case_b
-    LEFT JOIN bench_pgbench_stats pa ON pa.name = t.case_a
-    LEFT JOIN bench_pgbench_stats pb ON pb.name = t.case_b
-)
-SELECT CASE WHEN va IS NULL OR vb IS NULL THEN 'NOT met (no such case, or no data)'
-            WHEN vb <= 0 AND metric = 'net' THEN 'NOT met (B is not above its bare loop)'
-            WHEN vb <= 0 THEN 'NOT met (B is 0)'
-            WHEN op = '<=' AND va / vb <= lim::float8 THEN 'met'
-            WHEN op = '>=' AND va / vb >= lim::float8 THEN 'met'
-            ELSE 'NOT met' END AS result,
-       description AS target,
-       CASE metric WHEN 'net' THEN 'net ns/call' WHEN 'whole' THEN 'whole ns/call'
-                   WHEN 'scaling' THEN 'ids/s' WHEN 'tps' THEN 'pgbench tps' END AS metric,
-       case_a || CASE metric WHEN 'scaling' THEN ', 2 clients' ELSE '' END
-              || ': ' || coalesce(bench_fmt(va), '?') AS "A",
-       case_b || CASE metric WHEN 'scaling' THEN ', 1 client' ELSE '' END
-              || ': ' || coalesce(bench_fmt(vb), '?') AS "B",
-       bench_ratio(va / NULLIF(vb, 0)) AS "A/B",
-       op || ' ' || lim AS "limit",
-       bench_ratio(vb / NULLIF(va, 0)) AS "B/A"
-FROM v ORDER BY ord;
-
--- Queries whose count differs from n (a function returned NULL): their per-call numbers
--- are still per row, but the reader should know.
-CREATE VIEW bench_count_warnings AS
-SELECT DISTINCT 'warning: "' || name || '" counted ' || counted || ' non-NULL results of ' || :n
-    AS warning
-FROM bench_results WHERE counted <> :n;
+SELECT s.name AS "script",
+       '`' || s.statement || '`' AS "statement",
+       bench_fmt(s.tps) AS "tps (median)",
+       bench_fmt(s.lo) || '..' || bench_fmt(s.hi) AS "spread (min..max)",
+       bench_ratio(s.tps / a.tps) || ' ' || s.anchor AS "x anchor"
+FROM bench_pgbench_stats s LEFT JOIN bench_pgbench_stats a ON a.name = NULLIF(s.anchor, '')
+ORDER BY s.ord;

@@ -1,0 +1,158 @@
+# bench/report.sh: writes the report of bench/run: the Markdown file (machine, versions,
+# settings, the verdicts on the targets, every section's table) and its charts (gnuplot, with
+# bench/charts.gp). Sourced by bench/run after the measurements and the report views.
+
+# Exports chart view VIEW as tab-separated rows without a header to FILE.
+chart_data() {
+    "${PSQL[@]}" -At -F $'\t' -c "SELECT * FROM $1" >"$2"
+}
+
+# The charts, as OUT_DIR/benchmark-{cost,scaling,keys}.png; a chart without data is left out.
+draw_charts() {
+    local data=$RUN_DIR/chart rows
+    chart_data bench_chart_cost "$data-cost.tsv"
+    rows=$(wc -l <"$data-cost.tsv")
+    if ((rows > 0)); then
+        gnuplot -e "chart='cost'; data='$data-cost.tsv'; out='$OUT_DIR/benchmark-cost.png'; rows=$rows; n=$N" \
+            "$BENCH/charts.gp"
+    fi
+    # One block per case, each opened by its name (gnuplot's columnheader) and closed by two
+    # blank lines (gnuplot's index).
+    chart_data bench_chart_scaling "$data-scaling.tsv"
+    rows=$(cut -f1 "$data-scaling.tsv" | uniq | wc -l)
+    if [ -s "$data-scaling.tsv" ]; then
+        awk -F'\t' '$1 != last { if (NR > 1) printf "\n\n"; print $1; last = $1 } { print }' \
+            "$data-scaling.tsv" >"$data-scaling-blocks.tsv"
+        gnuplot -e "chart='scaling'; data='$data-scaling-blocks.tsv'; out='$OUT_DIR/benchmark-scaling.png'; cases=$rows" \
+            "$BENCH/charts.gp"
+    fi
+    chart_data bench_chart_keys "$data-keys.tsv"
+    rows=$(wc -l <"$data-keys.tsv")
+    if ((rows > 0)); then
+        gnuplot -e "chart='keys'; data='$data-keys.tsv'; out='$OUT_DIR/benchmark-keys.png'; rows=$rows; n=$BACKFILL_ROWS" "$BENCH/charts.gp"
+    fi
+}
+
+# Embeds chart NAME (benchmark-NAME.png, beside the report) if it was drawn.
+md_chart() {
+    [ ! -f "$OUT_DIR/benchmark-$1.png" ] || printf '\n![%s](benchmark-%s.png)\n' "$2" "$1"
+}
+
+# The machine, the versions and the settings of this run, as a Markdown list.
+md_environment() {
+    echo "- machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) memory;" \
+         "$(. /etc/os-release && echo "$PRETTY_NAME"), Linux $(uname -r)"
+    echo "- load average (1, 5, 15 min): $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end" \
+         "(the benchmark alone keeps up to 2 busy; more means other work shared the machine)"
+    echo "- PostgreSQL $("${PSQL[@]}" -Atc 'SHOW server_version'); idgen" \
+         "$("${PSQL[@]}" -Atc "SELECT extversion FROM pg_extension WHERE extname = 'idgen'") (commit $(idgen_revision));" \
+         "uuid-ossp $("${PSQL[@]}" -Atc "SELECT extversion FROM pg_extension WHERE extname = 'uuid-ossp'");" \
+         "$(pgbench --version); $(gnuplot --version)"
+    echo "- server: a throwaway cluster (initdb) with default settings plus shared_preload_libraries = 'idgen'" \
+         "and idgen.node_id = 1 (bench/run). In force:" \
+         "$("${PSQL[@]}" -Atc "SELECT string_agg(name || ' = ' || current_setting(name), ', ' ORDER BY name)
+                              FROM pg_settings
+                              WHERE name IN ('shared_buffers', 'work_mem', 'max_wal_size', 'checkpoint_timeout',
+                                             'wal_level', 'synchronous_commit', 'fsync', 'full_page_writes', 'jit',
+                                             'wal_compression', 'max_connections')
+                                 OR name LIKE 'idgen.%'")"
+    echo "- run: $N rows per bulk query, $ROUNDS rounds (+1 warm-up) of the cost cases, $SCALING_ROUNDS of scaling" \
+         "($CLIENTS clients), $PGBENCH_ROUNDS of pgbench ($PGBENCH_SECONDS s each), $BACKFILL_ROUNDS of the backfill" \
+         "and keys ($BACKFILL_ROWS rows); memory on $MEMORY_ROWS rows; $(date -u '+%Y-%m-%d %H:%M UTC');" \
+         "took $((SECONDS / 60)) min $((SECONDS % 60)) s ($SECTION_TIMES)"
+}
+
+write_report() {
+    local report=$OUT_DIR/benchmark.md
+    say "Report: $report"
+    mkdir -p "$OUT_DIR"
+    rm -f "$OUT_DIR"/benchmark-*.png
+    draw_charts
+    {
+        echo "# idgen benchmark"
+        echo
+        echo "Made by \`$COMMAND\` (bench/run; see the README's Benchmark section). Every figure is from this one run;"
+        echo "ratios within the run are what to compare: absolute figures move with the machine and its load."
+        echo
+        md_environment
+        echo
+        echo "## Targets"
+        echo
+        "${PSQL[@]}" -At -c "SELECT format('%s targets: %s met, %s NOT met, %s not measured.', count(*),
+                                   count(*) FILTER (WHERE result = 'met'), count(*) FILTER (WHERE result = 'NOT met'),
+                                   count(*) FILTER (WHERE result = 'not measured'))
+                            FROM bench_target_verdicts"
+        echo
+        md_view bench_target_table llllrrll
+        echo
+        echo "## Cost per call"
+        echo
+        echo "\`SELECT count(<expr>) FROM <source>\` with $N rows, timed inside the server (no client round trip)," \
+             "parallel query off; ns/call = median of $ROUNDS rounds / $N, spread min..max. net: minus the median" \
+             "of the case's bare loop. x columns: ratios of median whole-query times; the no-op twin has the" \
+             "same arguments and return width (bench/noop.c). Cases and sources: bench/cases.tsv."
+        md_chart cost "cost per call"
+        echo
+        md_view bench_table lrrrrr
+        "${PSQL[@]}" -At -c "SELECT DISTINCT 'warning: \"' || name || '\" counted ' || counted || ' non-NULL results of $N'
+                            FROM bench_results WHERE counted <> $N"
+        echo
+        echo "## Scaling: bulk throughput with 1, 2, 4 and 8 clients"
+        echo
+        echo "C clients start together, each running its case's query of the cost table ($N rows)" \
+             "(pgbench -n -c C -j C -t $SCALING_QUERIES); million ids/s of all clients together, median" \
+             "(min..max) of $SCALING_ROUNDS rounds; $(nproc) CPUs, so more than 2 clients share them."
+        md_chart scaling "throughput against clients"
+        echo
+        md_view bench_scaling_table lrrrrrr
+        echo
+        echo "## pgbench: one statement per transaction"
+        echo
+        echo "pgbench -n -M prepared -c $PGBENCH_CLIENTS -j $PGBENCH_THREADS -T $PGBENCH_SECONDS per run, $PGBENCH_ROUNDS" \
+             "rounds in alternating order; tps median (min..max). The INSERT tables (primary key) are emptied and a" \
+             "CHECKPOINT taken before every run."
+        echo
+        md_view bench_pgbench_table llrrl
+        echo
+        echo "## Backfill: UPDATE of $BACKFILL_ROWS rows"
+        echo
+        echo "\`bench_events (id, created_at)\`: $BACKFILL_ROWS rows over the year 2025 in random physical order, 30% of" \
+             "them sharing their time with two others (bench/backfill.sql). Each UPDATE starts from a fresh, frozen" \
+             "copy after a CHECKPOINT; wall seconds, median (min..max) of $BACKFILL_ROUNDS rounds. Parallel:" \
+             "$BACKFILL_SESSIONS sessions at once, each updating a quarter of the table's pages (ctid range)."
+        echo
+        md_view bench_backfill_table llrrrrr
+        echo
+        echo "### Keys: index size and WAL"
+        echo
+        echo "$BACKFILL_ROWS keys in one \`INSERT INTO bench_keys SELECT ...\` into a fresh \`id PRIMARY KEY\` table" \
+             "after a CHECKPOINT (bench/keys.tsv); the backfill keys come from the events' times in their random" \
+             "physical order. WAL = pg_current_wal_insert_lsn() difference; sizes by pg_relation_size; median (min..max)" \
+             "of $BACKFILL_ROUNDS rounds."
+        md_chart keys "index size and WAL per key"
+        echo
+        md_view bench_keys_table llrrrrrr
+        echo
+        echo "### Memory of a $MEMORY_ROWS-row backfill"
+        echo
+        if ((MEMORY_ROWS > 0)); then
+            echo "One session per function updates a fresh $MEMORY_ROWS-row events table in one UPDATE. Right after it," \
+                 "in the same transaction, the session reads pg_backend_memory_contexts: the context named" \
+                 "'idgen backfill' (where idgen keeps its per-session backfill state; none: no such context) and all" \
+                 "contexts together. RssAnon: the backend's private resident memory (/proc/<pid>/status; shared" \
+                 "buffers are not in it, VmHWM would count them), read by the session before and after the UPDATE" \
+                 "and sampled every 0.1 s by bench/run in between; peak: the highest of these."
+            echo
+            md_view bench_memory_table lrrrrrrr
+        else
+            echo "Skipped in this run (IDGEN_BENCH_MEMORY_ROWS=0)."
+        fi
+        echo
+        echo "## Not measured"
+        echo
+        "${PSQL[@]}" -At -c "SELECT coalesce(string_agg(format('- %s, %s: %s', section, name, reason), E'\n'
+                                                        ORDER BY section, name), 'Everything was measured.')
+                            FROM bench_skipped"
+    } >"$report"
+    echo "written: $report $(cd "$OUT_DIR" && ls benchmark-*.png 2>/dev/null | tr '\n' ' ')"
+}

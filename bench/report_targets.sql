@@ -1,0 +1,76 @@
+-- bench/report_targets.sql: the report's verdicts. bench_skipped lists what this run could not
+-- measure and why; bench_target_table checks every target of targets.tsv against this run's
+-- figures and says met, NOT met (with the reason targets.tsv gives), or not measured (with
+-- the reason from bench_skipped). Run after report.sql and report_backfill.sql. psql
+-- variable: sessions (the sessions of the parallel backfill).
+\set ON_ERROR_STOP 1
+
+CREATE VIEW bench_skipped AS
+SELECT 'cost per call' AS section, name, unavailable AS reason FROM bench_cases WHERE unavailable IS NOT NULL
+UNION ALL
+SELECT 'cost per call', name, min(error) FROM bench_results WHERE error IS NOT NULL GROUP BY name
+UNION ALL
+SELECT 'scaling', s.name, 'not measured: its cost-per-call case was not measured'
+FROM bench_scaling_cases s JOIN bench_cases c USING (name)
+WHERE c.unavailable IS NOT NULL OR EXISTS (SELECT FROM bench_results r WHERE r.name = c.name AND r.error IS NOT NULL)
+UNION ALL
+SELECT 'pgbench', name, unavailable FROM bench_pgbench_scripts WHERE unavailable IS NOT NULL
+UNION ALL
+SELECT 'backfill', name, unavailable FROM bench_backfill_cases WHERE unavailable IS NOT NULL
+UNION ALL
+SELECT 'keys', name, unavailable FROM bench_key_cases WHERE unavailable IS NOT NULL
+UNION ALL
+SELECT section, name, min(message) FROM bench_errors GROUP BY section, name;
+
+-- One row per target of targets.tsv: metric(A) / metric(B) against its limit.
+CREATE VIEW bench_target_verdicts AS
+WITH t AS (
+    SELECT ord, description, case_a, case_b, metric, why_not,
+           substring(bound FROM '^(<=|>=|<|>)') AS op, substring(bound FROM '[0-9.]+$')::float8 AS lim,
+           regexp_replace(bound, ' +', ' ') AS bound
+    FROM bench_targets
+), v AS (
+    SELECT t.*,
+           CASE t.metric WHEN 'net' THEN a.net WHEN 'whole' THEN a.median
+                         WHEN 'scaling' THEN sa.ids WHEN 'tps' THEN pa.tps
+                         WHEN 'update' THEN ua.seconds WHEN 'parallel' THEN qa.seconds END AS va,
+           CASE t.metric WHEN 'net' THEN b.net WHEN 'whole' THEN b.median
+                         WHEN 'scaling' THEN sb.ids WHEN 'tps' THEN pb.tps
+                         WHEN 'update' THEN ub.seconds WHEN 'parallel' THEN ub.seconds END AS vb
+    FROM t
+    LEFT JOIN bench_stats a ON a.name = t.case_a
+    LEFT JOIN bench_stats b ON b.name = t.case_b
+    LEFT JOIN bench_scaling_stats sa ON sa.name = t.case_a AND sa.clients = 2
+    LEFT JOIN bench_scaling_stats sb ON sb.name = t.case_b AND sb.clients = 1
+    LEFT JOIN bench_pgbench_stats pa ON pa.name = t.case_a
+    LEFT JOIN bench_pgbench_stats pb ON pb.name = t.case_b
+    LEFT JOIN bench_backfill_stats ua ON ua.name = t.case_a AND ua.sessions = 1
+    LEFT JOIN bench_backfill_stats ub ON ub.name = t.case_b AND ub.sessions = 1
+    LEFT JOIN bench_backfill_stats qa ON qa.name = t.case_a AND qa.sessions = :sessions
+)
+SELECT v.*, va / NULLIF(vb, 0) AS ratio,
+       CASE WHEN va IS NULL OR vb IS NULL OR vb <= 0 THEN 'not measured'
+            WHEN op = '<=' AND va / vb <= lim OR op = '>=' AND va / vb >= lim
+              OR op = '<' AND va / vb < lim OR op = '>' AND va / vb > lim THEN 'met'
+            ELSE 'NOT met' END AS result
+FROM v;
+
+CREATE VIEW bench_target_table AS
+SELECT CASE result WHEN 'NOT met' THEN '**NOT met**' ELSE result END AS result,
+       description AS target,
+       case_a || CASE metric WHEN 'scaling' THEN ', 2 clients' WHEN 'parallel' THEN ', ' || :sessions || ' sessions'
+                             ELSE '' END
+              || ': ' || coalesce(bench_fmt(va), '?') AS "A",
+       case_b || CASE metric WHEN 'scaling' THEN ', 1 client' WHEN 'parallel' THEN ', 1 session' ELSE '' END
+              || ': ' || coalesce(bench_fmt(vb), '?') AS "B",
+       CASE metric WHEN 'net' THEN 'net ns/call' WHEN 'whole' THEN 'ns/call' WHEN 'scaling' THEN 'ids/s'
+                   WHEN 'tps' THEN 'pgbench tps' ELSE 'UPDATE s' END AS metric,
+       bench_ratio(ratio) AS "A/B", bound AS "limit",
+       CASE result
+           WHEN 'met' THEN ''
+           WHEN 'NOT met' THEN coalesce(why_not, '')
+           ELSE coalesce((SELECT string_agg(DISTINCT s.name || ': ' || s.reason, '; ')
+                          FROM bench_skipped s WHERE s.name IN (case_a, case_b)),
+                         CASE WHEN vb <= 0 THEN 'B is not above its bare loop' ELSE 'no data' END)
+       END AS "why not"
+FROM bench_target_verdicts ORDER BY ord;
