@@ -11,14 +11,6 @@ BEGIN
 END
 $$;
 
--- The time of event I: spread over the year 2025 by a hash (the same on every run).
--- Rows 10k, 10k+1 and 10k+2 share one time: 30% of the rows share their time with two others.
-CREATE FUNCTION bench_event_time(i bigint) RETURNS timestamptz IMMUTABLE LANGUAGE sql AS $$
-    SELECT '2025-01-01 00:00:00+00'::timestamptz
-           + (abs(hashint8extended(CASE WHEN i % 10 < 3 THEN -(i / 10) - 1 ELSE i END, 7))
-              % (365::bigint * 86400 * 1000000)) * interval '1 microsecond'
-$$;
-
 -- A table of N event times in random physical order (a hash of the row number, so the same
 -- order on every run), as rows arrive in a real table over a year and are later updated.
 CREATE FUNCTION bench_make_events(tab text, n bigint) RETURNS void LANGUAGE plpgsql AS $$

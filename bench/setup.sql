@@ -69,13 +69,25 @@ CREATE TABLE bench_t_uuid (id uuid PRIMARY KEY);
 CREATE FUNCTION bench_pgbench_reset() RETURNS void LANGUAGE sql
     AS 'TRUNCATE bench_t_bigint, bench_t_uuid';
 
+-- The time of event I: spread over the year 2025 by a hash (the same on every run); the
+-- events of the backfill (backfill.sql) and ts of bench_ids.
+-- Rows 10k, 10k+1 and 10k+2 share one time: 30% of the rows share their time with two others.
+CREATE FUNCTION bench_event_time(i bigint) RETURNS timestamptz IMMUTABLE LANGUAGE sql AS $$
+    SELECT '2025-01-01 00:00:00+00'::timestamptz
+           + (abs(hashint8extended(CASE WHEN i % 10 < 3 THEN -(i / 10) - 1 ELSE i END, 7))
+              % (365::bigint * 86400 * 1000000)) * interval '1 microsecond'
+$$;
+
 -- N rows of ids for the decoders, so each gets varying input: u distinct version-1 UUIDs (one
 -- per millisecond, cycling clock sequences), s Snowflake ids, l locality UUIDs, t unique
--- timestamps.
+-- timestamps; and ts, the times of N events as the backfill has them (30% shared, in random
+-- order), for the retrospective generators. The rows are in random order (a hash, the same on
+-- every run).
 CREATE TABLE bench_ids AS
     SELECT form_uuid_v1(now() + i * interval '1 millisecond', i % 16384, '00:11:22:33:44:55') AS u,
-           snowflake_next('bench') AS s, locality_uuid() AS l, unique_timestamp() AS t
-    FROM generate_series(1, :n) i;
+           snowflake_next('bench') AS s, locality_uuid() AS l, unique_timestamp() AS t,
+           bench_event_time(i) AS ts
+    FROM generate_series(1, :n) i ORDER BY hashint8extended(i, 11);
 VACUUM (ANALYZE) bench_ids;
 
 -- What bench/run measures (loaded from cases.tsv, scaling.tsv, pgbench.tsv, backfill.tsv,
