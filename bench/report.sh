@@ -56,6 +56,14 @@ md_environment() {
                                              'wal_level', 'synchronous_commit', 'fsync', 'full_page_writes', 'jit',
                                              'wal_compression', 'max_connections')
                                  OR name LIKE 'idgen.%'")"
+    echo "- Snowflake sequencers:" \
+         "$("${PSQL[@]}" -Atc "SELECT string_agg(format('%s (max_nodes %s, %s counter bits, backfill_nodes %s)', name,
+                                                        max_nodes, counter_bits, coalesce(to_jsonb(s) ->> 'backfill_nodes', '0')),
+                                                 ', ' ORDER BY name)
+                              FROM snowflake_sequencers s")." \
+         "128 nodes leave 32,768 ids per ms: with the default 8192 (512 per ms) a bulk loop outruns the clock and" \
+         "snowflake_next waits for it by design. Each session that calls snowflake_at takes one of the reserved" \
+         "node ids for good, and the benchmark opens about 95 such sessions (setup.sql)."
     echo "- run: $N rows per bulk query, $ROUNDS rounds (+1 warm-up) of the cost cases, $SCALING_ROUNDS of scaling" \
          "($CLIENTS clients), $PGBENCH_ROUNDS of pgbench ($PGBENCH_SECONDS s each), $BACKFILL_ROUNDS of the backfill" \
          "and keys ($BACKFILL_ROWS rows); memory on $MEMORY_ROWS rows; $(date -u '+%Y-%m-%d %H:%M UTC');" \
