@@ -2,11 +2,11 @@
 # data it exports (views bench_chart_* of report.sql and report_backfill.sql). Called once per
 # chart:  gnuplot -e "chart='cost'; data='FILE'; out='FILE.png'; ..." bench/charts.gp
 #   cost     horizontal bars of ns per call (name, median, lo, hi, color 0/1/2, the median of
-#            the case's bare loop); also: rows, n (rows per query)
+#            the case's bare loop); also: rows, n (rows per query, as text)
 #   scaling  millions of ids/s against clients, one block per case (a header line, then
-#            name, clients, ids, lo, hi); also: cases (the number of blocks)
+#            name, clients, ids, lo, hi); also: cases (the number of blocks), n (rows per query)
 #   keys     index and WAL megabytes per key generator, side by side (name, index_mb, wal_mb);
-#            also: rows, n (keys)
+#            also: rows, n (keys, as text)
 set datafile separator "\t"
 set grid
 font = "DejaVu Sans,10"
@@ -15,7 +15,7 @@ bar = 0.35          # half the height of a horizontal bar
 if (chart eq 'cost') {
     set terminal pngcairo noenhanced size 1000, 160 + 22 * rows font font
     set output out
-    set title sprintf("Cost per call: SELECT count(f) FROM generate_series(1, %d) or a table; median, whiskers min..max", n)
+    set title sprintf("Cost per call: SELECT count(f) FROM generate_series(1, N) or a table of N rows, N = %s;\nmedian of the rounds, whiskers min..max", n)
     set logscale x 10
     set xrange [10:*]
     set xlabel "ns per call, whole query (log scale); the light part of each bar is the same query without the function"
@@ -37,7 +37,7 @@ if (chart eq 'cost') {
 if (chart eq 'scaling') {
     set terminal pngcairo noenhanced size 1000, 600 font font
     set output out
-    set title "Bulk throughput: each client runs SELECT count(f) FROM generate_series(1, N); median, whiskers min..max"
+    set title sprintf("Bulk throughput: each client runs SELECT count(f) FROM generate_series(1, %s) once;\nmedian of the rounds, whiskers min..max", n)
     set logscale x 2
     set xrange [0.8:10]
     set xtics (1, 2, 4, 8)
@@ -45,14 +45,16 @@ if (chart eq 'scaling') {
     set ylabel "million ids per second, all clients together"
     set yrange [0:*]
     set key outside right top
+    # Ten distinct colours (the default cycle has eight); past ten the point types still differ.
+    palette = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf"
     plot for [i = 0:cases - 1] data index i using 2:3:4:5 with yerrorlines linewidth 2 pointsize 1 \
-         title columnheader(1)
+         linecolor rgb word(palette, i % 10 + 1) pointtype (i + 1) title columnheader(1)
 }
 
 if (chart eq 'keys') {
     set terminal pngcairo noenhanced size 1000, 140 + 28 * rows font font
     set output out
-    set multiplot layout 1, 2 title sprintf("%d keys in one INSERT into a table with a primary key (medians)", n)
+    set multiplot layout 1, 2 title sprintf("%s keys in one INSERT into a table with a primary key (medians)", n)
     set yrange [rows:-1]
     set ytics scale 0
     set xrange [0:*]

@@ -2,35 +2,41 @@
 # settings, the verdicts on the targets, every section's table) and its charts (gnuplot, with
 # bench/charts.gp). Sourced by bench/run after the measurements and the report views.
 
+# A whole number with thousands separators: 1000000 -> 1,000,000.
+thousands() {
+    sed -e ':a' -e 's/\B[0-9]\{3\}\>/,&/' -e 'ta' <<<"$1"
+}
+
 # Exports chart view VIEW as tab-separated rows without a header to FILE.
 chart_data() {
     "${PSQL[@]}" -At -F $'\t' -c "SELECT * FROM $1" >"$2"
 }
 
+# Chart NAME (charts.gp) from DATA into OUT_DIR/benchmark-NAME.png, with gnuplot variables
+# VARS; a chart gnuplot cannot draw is reported and left out, the report goes on.
+plot_chart() {
+    gnuplot -e "chart='$1'; data='$2'; out='$OUT_DIR/benchmark-$1.png'; $3" "$BENCH/charts.gp" || {
+        rm -f "$OUT_DIR/benchmark-$1.png"
+        echo "the $1 chart could not be drawn; the report goes on without it" >&2
+    }
+}
+
 # The charts, as OUT_DIR/benchmark-{cost,scaling,keys}.png; a chart without data is left out.
 draw_charts() {
-    local data=$RUN_DIR/chart rows
+    local data=$RUN_DIR/chart
     chart_data bench_chart_cost "$data-cost.tsv"
-    rows=$(wc -l <"$data-cost.tsv")
-    if ((rows > 0)); then
-        gnuplot -e "chart='cost'; data='$data-cost.tsv'; out='$OUT_DIR/benchmark-cost.png'; rows=$rows; n=$N" \
-            "$BENCH/charts.gp"
-    fi
+    [ ! -s "$data-cost.tsv" ] ||
+        plot_chart cost "$data-cost.tsv" "rows=$(wc -l <"$data-cost.tsv"); n='$(thousands "$N")'"
     # One block per case, each opened by its name (gnuplot's columnheader) and closed by two
     # blank lines (gnuplot's index).
     chart_data bench_chart_scaling "$data-scaling.tsv"
-    rows=$(cut -f1 "$data-scaling.tsv" | uniq | wc -l)
-    if [ -s "$data-scaling.tsv" ]; then
-        awk -F'\t' '$1 != last { if (NR > 1) printf "\n\n"; print $1; last = $1 } { print }' \
-            "$data-scaling.tsv" >"$data-scaling-blocks.tsv"
-        gnuplot -e "chart='scaling'; data='$data-scaling-blocks.tsv'; out='$OUT_DIR/benchmark-scaling.png'; cases=$rows" \
-            "$BENCH/charts.gp"
-    fi
+    awk -F'\t' '$1 != last { if (NR > 1) printf "\n\n"; print $1; last = $1 } { print }' \
+        "$data-scaling.tsv" >"$data-scaling-blocks.tsv"
+    [ ! -s "$data-scaling.tsv" ] ||
+        plot_chart scaling "$data-scaling-blocks.tsv" "cases=$(cut -f1 "$data-scaling.tsv" | uniq | wc -l); n='$(thousands "$N")'"
     chart_data bench_chart_keys "$data-keys.tsv"
-    rows=$(wc -l <"$data-keys.tsv")
-    if ((rows > 0)); then
-        gnuplot -e "chart='keys'; data='$data-keys.tsv'; out='$OUT_DIR/benchmark-keys.png'; rows=$rows; n=$BACKFILL_ROWS" "$BENCH/charts.gp"
-    fi
+    [ ! -s "$data-keys.tsv" ] ||
+        plot_chart keys "$data-keys.tsv" "rows=$(wc -l <"$data-keys.tsv"); n='$(thousands "$BACKFILL_ROWS")'"
 }
 
 # Embeds chart NAME (benchmark-NAME.png, beside the report) if it was drawn.
@@ -50,7 +56,7 @@ md_environment() {
          "$(pgbench --version); $(gnuplot --version)"
     echo "- server: a throwaway cluster (initdb) with default settings plus shared_preload_libraries = 'idgen'" \
          "and idgen.node_id = 1 (bench/run). In force:" \
-         "$("${PSQL[@]}" -Atc "SELECT string_agg(name || ' = ' || current_setting(name), ', ' ORDER BY name)
+         "$("${PSQL[@]}" -Atc "SELECT string_agg(name || ' = ' || coalesce(nullif(current_setting(name), ''), ''''''), ', ' ORDER BY name)
                               FROM pg_settings
                               WHERE name IN ('shared_buffers', 'work_mem', 'max_wal_size', 'checkpoint_timeout',
                                              'wal_level', 'synchronous_commit', 'fsync', 'full_page_writes', 'jit',
@@ -64,9 +70,9 @@ md_environment() {
          "128 nodes leave 32,768 ids per ms: with the default 8192 (512 per ms) a bulk loop outruns the clock and" \
          "snowflake_next waits for it by design. Each session that calls snowflake_at takes one of the reserved" \
          "node ids for good, and the benchmark opens about 95 such sessions (setup.sql)."
-    echo "- run: $N rows per bulk query, $ROUNDS rounds (+1 warm-up) of the cost cases, $SCALING_ROUNDS of scaling" \
+    echo "- run: $(thousands "$N") rows per bulk query, $ROUNDS rounds (+1 warm-up) of the cost cases, $SCALING_ROUNDS of scaling" \
          "($CLIENTS clients), $PGBENCH_ROUNDS of pgbench ($PGBENCH_SECONDS s each), $BACKFILL_ROUNDS of the backfill" \
-         "and keys ($BACKFILL_ROWS rows); memory on $MEMORY_ROWS rows; $(date -u '+%Y-%m-%d %H:%M UTC');" \
+         "and keys ($(thousands "$BACKFILL_ROWS") rows); memory on $(thousands "$MEMORY_ROWS") rows; $(date -u '+%Y-%m-%d %H:%M UTC');" \
          "took $((SECONDS / 60)) min $((SECONDS % 60)) s ($SECTION_TIMES)"
 }
 
@@ -79,7 +85,7 @@ write_report() {
     {
         echo "# idgen benchmark"
         echo
-        echo "Made by \`$COMMAND\` (bench/run; see the README's Benchmark section). Every figure is from this one run;"
+        echo "Made by \`$COMMAND\` (see the README's Benchmark section). Every figure is from this one run;"
         echo "ratios within the run are what to compare: absolute figures move with the machine and its load."
         echo
         md_environment
@@ -95,8 +101,8 @@ write_report() {
         echo
         echo "## Cost per call"
         echo
-        echo "\`SELECT count(<expr>) FROM <source>\` with $N rows, timed inside the server (no client round trip)," \
-             "parallel query off; ns/call = median of $ROUNDS rounds / $N, spread min..max. net: minus the median" \
+        echo "\`SELECT count(<expr>) FROM <source>\` with $(thousands "$N") rows, timed inside the server (no client round trip)," \
+             "parallel query off; ns/call = median of $ROUNDS rounds / $(thousands "$N"), spread min..max. net: minus the median" \
              "of the case's bare loop. x columns: ratios of median whole-query times; the no-op twin has the" \
              "same arguments and return width (bench/noop.c). Cases and sources: bench/cases.tsv."
         md_chart cost "cost per call"
@@ -107,7 +113,7 @@ write_report() {
         echo
         echo "## Scaling: bulk throughput with 1, 2, 4 and 8 clients"
         echo
-        echo "C clients start together, each running its case's query of the cost table ($N rows)" \
+        echo "C clients start together, each running its case's query of the cost table ($(thousands "$N") rows)" \
              "(pgbench -n -c C -j C -t $SCALING_QUERIES); million ids/s of all clients together, median" \
              "(min..max) of $SCALING_ROUNDS rounds; $(nproc) CPUs, so more than 2 clients share them."
         md_chart scaling "throughput against clients"
@@ -122,9 +128,9 @@ write_report() {
         echo
         md_view bench_pgbench_table llrrl
         echo
-        echo "## Backfill: UPDATE of $BACKFILL_ROWS rows"
+        echo "## Backfill: UPDATE of $(thousands "$BACKFILL_ROWS") rows"
         echo
-        echo "\`bench_events (id, created_at)\`: $BACKFILL_ROWS rows over the year 2025 in random physical order, 30% of" \
+        echo "\`bench_events (id, created_at)\`: $(thousands "$BACKFILL_ROWS") rows over the year 2025 in random physical order, 30% of" \
              "them sharing their time with two others (bench/backfill.sql). Each UPDATE starts from a fresh, frozen" \
              "copy after a CHECKPOINT; wall seconds, median (min..max) of $BACKFILL_ROUNDS rounds. Parallel:" \
              "$BACKFILL_SESSIONS sessions at once, each updating a quarter of the table's pages (ctid range)."
@@ -133,7 +139,7 @@ write_report() {
         echo
         echo "### Keys: index size and WAL"
         echo
-        echo "$BACKFILL_ROWS keys in one \`INSERT INTO bench_keys SELECT ...\` into a fresh \`id PRIMARY KEY\` table" \
+        echo "$(thousands "$BACKFILL_ROWS") keys in one \`INSERT INTO bench_keys SELECT ...\` into a fresh \`id PRIMARY KEY\` table" \
              "after a CHECKPOINT (bench/keys.tsv); the backfill keys come from the events' times in their random" \
              "physical order. WAL = pg_current_wal_insert_lsn() difference; sizes by pg_relation_size; median (min..max)" \
              "of $BACKFILL_ROUNDS rounds."
@@ -141,10 +147,10 @@ write_report() {
         echo
         md_view bench_keys_table llrrrrrr
         echo
-        echo "### Memory of a $MEMORY_ROWS-row backfill"
+        echo "### Memory of a $(thousands "$MEMORY_ROWS")-row backfill"
         echo
         if ((MEMORY_ROWS > 0)); then
-            echo "One session per function updates a fresh $MEMORY_ROWS-row events table in one UPDATE. Right after it," \
+            echo "One session per function updates a fresh $(thousands "$MEMORY_ROWS")-row events table in one UPDATE. Right after it," \
                  "in the same transaction, the session reads pg_backend_memory_contexts: the context named" \
                  "'idgen backfill' (where idgen keeps its per-session backfill state; none: no such context) and all" \
                  "contexts together. RssAnon: the backend's private resident memory (/proc/<pid>/status; shared" \
