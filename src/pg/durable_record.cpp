@@ -13,7 +13,6 @@ extern "C" {
 
 namespace idgen::pg {
 
-
 struct Record {
     uint32 magic;
     uint32 size;

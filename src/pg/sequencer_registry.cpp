@@ -8,6 +8,7 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "common/hashfn.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/lsyscache.h"
@@ -81,6 +82,7 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     out->layout.backfill_nodes = backfill_nodes;
     memcpy(out->name, VARDATA_ANY(name), len);
     out->name[len] = '\0';
+    out->name_hash = hash_bytes_extended(reinterpret_cast<const unsigned char *>(out->name), len, 0);
 }
 
 static bool was_dropped(const SharedState *s, const SequencerKey &key) {

@@ -17,6 +17,7 @@ struct SequencerDefinition {
     int32 max_nodes;
     snowflake::Layout layout;
     char name[NAMEDATALEN];
+    uint64 name_hash;  // keys the sequencer's lease space for snowflake_at (computed once)
 };
 
 // Looks the name up in this database, in the table of the schema `schema` (the extension's,

@@ -12,7 +12,6 @@
 #include "generate.hpp"
 
 extern "C" {
-#include "common/hashfn.h"
 #include "funcapi.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -118,9 +117,7 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
     check(valid);
     // One lease space per sequencer name in this database: a sequencer dropped and created
     // again goes on with the namespaces after the old one's.
-    const LeaseSpace space{LeaseKind::snowflake, MyDatabaseId,
-                           hash_bytes_extended(reinterpret_cast<const unsigned char *>(site->def.name),
-                                               static_cast<int>(strlen(site->def.name)), 0)};
+    const LeaseSpace space{LeaseKind::snowflake, MyDatabaseId, site->def.name_hash};
     const BackfillDraw d = draw_backfill(shared, space, snowflake::backfill_per_namespace(layout),
                                          static_cast<uint64_t>(layout.backfill_nodes),
                                          snowflake::backfill_key(us), "snowflake_at()");
