@@ -4,7 +4,9 @@ set -euo pipefail
 
 IDGEN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PG_MAJOR=15
-PG_BINDIR=/usr/lib/postgresql/$PG_MAJOR/bin
+# PG_CONFIG picks another PostgreSQL installation (its bin directory holds pg_config);
+# by default Debian's PostgreSQL 15, installed below when missing.
+PG_BINDIR=$(dirname "${PG_CONFIG:-/usr/lib/postgresql/$PG_MAJOR/bin/pg_config}")
 export PATH="$PG_BINDIR:$PATH"
 
 IDGEN_PACKAGES=(
