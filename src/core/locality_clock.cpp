@@ -14,6 +14,10 @@ uint64_t position_after(int64_t horizon_unix_us) noexcept {
     return ms <= 0 ? 0 : static_cast<uint64_t>(ms) << kSubMillisecondBits;
 }
 
+int64_t unix_us_of(uint64_t position) noexcept {
+    return static_cast<int64_t>(position >> kSubMillisecondBits) * 1000;
+}
+
 uint32_t variable_counter(uint64_t sequence) noexcept {
     return static_cast<uint32_t>(sequence) * kVariableStep;
 }

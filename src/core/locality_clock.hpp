@@ -31,6 +31,9 @@ struct Tick {
 
 uint64_t position_after(int64_t horizon_unix_us) noexcept;
 
+// The Unix time at which position `position` starts (the start of its millisecond).
+int64_t unix_us_of(uint64_t position) noexcept;
+
 Tick next(State *state, int64_t now_unix_ms, int64_t max_lead_ms, Status *error) noexcept;
 
 // The variable mode's counter: the sequence times Groupon's prime, modulo 2^32.

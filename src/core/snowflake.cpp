@@ -98,6 +98,10 @@ uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept 
     return ms <= 0 ? 0 : static_cast<uint64_t>(ms) << layout.counter_bits();
 }
 
+int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept {
+    return (layout.epoch_unix_ms + static_cast<int64_t>(position >> layout.counter_bits())) * 1000;
+}
+
 int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) noexcept {
     const uint64_t next_free = atomic_load(&clock.next_free);
     return (layout.epoch_unix_ms + static_cast<int64_t>(next_free >> layout.counter_bits()) + 1) * 1000;

@@ -59,6 +59,9 @@ Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept;
 // before a durable horizon (every id issued so far ends at or before `horizon_unix_us`).
 uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept;
 
+// The Unix time at which clock position `position` starts (the start of its millisecond).
+int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept;
+
 // A Unix time at or after the end of every id `clock` has handed out under `layout` (positions
 // are taken before ids are handed out, so this holds whatever is in flight).
 int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) noexcept;

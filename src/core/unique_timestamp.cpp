@@ -69,6 +69,10 @@ Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_n
     return out;
 }
 
+int64_t unix_us_of(const Layout &l, uint64_t position) noexcept {
+    return static_cast<int64_t>(position) * (unit_ns(l) / 10) / 100;
+}
+
 uint64_t position_after(const Layout &l, int64_t horizon_unix_us) noexcept {
     const int64_t unit = unit_ns(l);
     if (horizon_unix_us <= 0) return 0;

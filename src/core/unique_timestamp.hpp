@@ -43,6 +43,9 @@ Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_n
 // it can be <= any value that ended by the horizon.
 uint64_t position_after(const Layout &l, int64_t horizon_unix_us) noexcept;
 
+// The Unix time at which position `position` starts (microseconds, rounded down).
+int64_t unix_us_of(const Layout &l, uint64_t position) noexcept;
+
 // The host of a value (value >= 0): its last host_digits decimal digits.
 int32_t host_of(const Layout &l, int64_t value) noexcept;
 

@@ -13,6 +13,11 @@ uint64_t position_after(int64_t horizon_unix_us) noexcept {
     return ticks <= 0 ? 0 : static_cast<uint64_t>(ticks);
 }
 
+int64_t unix_us_of(uint64_t position) noexcept {
+    const int64_t since_epoch = static_cast<int64_t>(position) - kUnixEpochTicks;
+    return since_epoch >= 0 ? since_epoch / 10 : -((-since_epoch + 9) / 10);
+}
+
 Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq,
           uint64_t node, Status *error) noexcept {
     Next out{};

@@ -22,6 +22,9 @@ struct Next {
 // The first tick a clock may issue without meeting a UUID that ended by the horizon.
 uint64_t position_after(int64_t horizon_unix_us) noexcept;
 
+// The Unix time at which tick `position` starts (microseconds, rounded down).
+int64_t unix_us_of(uint64_t position) noexcept;
+
 Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq,
           uint64_t node, Status *error) noexcept;
 

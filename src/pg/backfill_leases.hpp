@@ -5,8 +5,11 @@
 // handed out twice, not across a crash either (RFC 4122 section 4.2.1.3's stable-storage rule,
 // applied to namespaces instead of time).
 //
-// Locking: leasing takes SharedState.lock exclusively (rare: once per namespace, so once per
-// session and per timestamp table turnover, not per id).
+// The lease is also WAL-logged (state_wal.hpp), so standbys and recovery replay it.
+//
+// Locking: leasing takes SharedState.lease_lock exclusively (rare: once per namespace, so once
+// per session and per timestamp table turnover, not per id), held across the file's fsync and
+// the WAL flush, not across the wait for synchronous standbys.
 #pragma once
 
 #include <cstdint>
@@ -46,5 +49,16 @@ bool load_leases(LeaseTable *table);
 // namespaces and all are used (54000), the table has no room for another space (53400), the
 // file is unreadable (XX001) or cannot be written.
 uint64_t lease_namespace(SharedState *state, const LeaseSpace &space, uint64_t limit, const char *what);
+
+// Redo of a lease record: the space's next number (file and memory) is raised to `next`.
+void apply_lease(SharedState *state, const LeaseSpace &space, uint64_t next);
+
+// Raises the space's counter to at least `next` (a moved database's state), durably and
+// WAL-logged.
+void raise_lease(SharedState *state, const LeaseSpace &space, uint64_t next);
+
+// At the end of archive recovery with a failover margin: every space skips one namespace, the
+// one the old primary may have leased in WAL that never reached this server.
+void skip_lost_leases(SharedState *state);
 
 }  // namespace idgen::pg

@@ -2,6 +2,7 @@
 #include "backfill_sessions.hpp"
 
 #include "../core/backfill_allocator.hpp"
+#include "carried_state.hpp"
 #include "errors.hpp"
 #include "settings.hpp"
 
@@ -64,8 +65,11 @@ BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t
     backfill::Allocator *a = allocator_for(space, per_namespace);
     const backfill::Take t = backfill::take(a, key);
     BackfillDraw d{0, t.offset};
-    while (!backfill::held_namespace(a, t.index, &d.ns))
-        check(backfill::hold(a, lease_namespace(state, space, limit, what)));
+    while (!backfill::held_namespace(a, t.index, &d.ns)) {
+        const uint64_t ns = lease_namespace(state, space, limit, what);
+        carry_lease(state, space, ns + 1, what);  // this database's copy, before the namespace is used
+        check(backfill::hold(a, ns));
+    }
     return d;
 }
 

@@ -1,4 +1,5 @@
-// The loop every time-ordered generator runs for one id: read the wall clock, draw from the
+// The loop every time-ordered generator runs for one id: read the wall clock (or the lead floor
+// after adopted state, generator_now_unix_ns), draw from the
 // core, and then hand the id out once the durable horizon covers it, or wait for the clock,
 // or raise the core's error. `draw(now_unix_ns, &error)` returns a core Next-like struct with
 // `kind` (issued / wait / failed), `end_unix_us` and `ahead_ms`. Everything alive across the
@@ -8,6 +9,7 @@
 #include <cstdint>
 
 #include "../core/status.hpp"
+#include "carried_state.hpp"
 #include "errors.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -16,19 +18,24 @@
 namespace idgen::pg {
 
 template <typename DrawFn>
-auto draw_until_issued(SharedState *shared, const char *what, DrawFn draw) {
+auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawFn draw) {
     ClockWait wait;
     for (;;) {
-        const int64_t now_ns = now_unix_ns();
+        const int64_t now_ns = generator_now_unix_ns(shared);
         Status error;
         const auto n = draw(now_ns, &error);
         using Kind = decltype(n.kind);
         if (n.kind == Kind::issued) {
-            ensure_horizon(shared, n.end_unix_us, now_ns / 1000);
+            ensure_horizon(shared, n.end_unix_us, now_ns / 1000, what);
+            ensure_carried_horizon(shared, n.end_unix_us, what);
             return n;
         }
         if (n.kind == Kind::failed) raise_error(error);
-        wait_for_clock(&wait, n.ahead_ms, what);
+        if (wait.started_monotonic_us < 0) count_wait(shared, g);
+        if (!wait_for_clock(&wait, n.ahead_ms)) {
+            count_clock_error(shared, g);
+            raise_clock_behind(wait, n.ahead_ms, what);
+        }
     }
 }
 

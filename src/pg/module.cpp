@@ -1,10 +1,12 @@
 // The module's entry points: the magic block PostgreSQL checks when it loads idgen.so, and
-// _PG_init, which defines the settings and, when idgen is preloaded, its shared memory.
+// _PG_init, which defines the settings and, when idgen is preloaded, its shared memory and its
+// WAL resource manager.
 #include "postgres_api.hpp"
 #include "sequencer_cache.hpp"
 #include "sequencer_registry.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
+#include "state_wal.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -15,6 +17,9 @@ void _PG_init(void) {
     idgen::pg::define_settings(process_shared_preload_libraries_in_progress);
     idgen::pg::register_sequencer_callbacks();
     idgen::pg::register_sequencer_cache_callback();
-    if (process_shared_preload_libraries_in_progress) idgen::pg::install_shared_state_hooks();
+    if (process_shared_preload_libraries_in_progress) {
+        idgen::pg::install_shared_state_hooks();
+        idgen::pg::register_state_rmgr();
+    }
 }
 }

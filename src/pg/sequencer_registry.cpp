@@ -1,4 +1,4 @@
-// Definition lookup through SPI, slot allocation under the shared lock, and release of the
+// Definition lookup through SPI, slot allocation under slot_lock, and release of the
 // slots of dropped sequencers at commit.
 #include "sequencer_registry.hpp"
 
@@ -99,48 +99,48 @@ static SequencerSlot *find_slot_locked(SharedState *s, const SequencerKey &key) 
 }
 
 SequencerSlot *find_sequencer_slot(SharedState *s, Oid table, int64 definition_id) {
-    LWLockAcquire(s->lock, LW_SHARED);
+    LWLockAcquire(s->slot_lock, LW_SHARED);
     SequencerSlot *slot = find_slot_locked(s, SequencerKey{MyDatabaseId, table, definition_id});
-    LWLockRelease(s->lock);
+    LWLockRelease(s->slot_lock);
     return slot;
 }
 
 SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &def,
                                    uint64_t *generation) {
-    LWLockAcquire(s->lock, LW_SHARED);
+    LWLockAcquire(s->slot_lock, LW_SHARED);
     SequencerSlot *slot = find_slot_locked(s, def.key);
     if (slot) *generation = atomic_load(&slot->generation);
-    LWLockRelease(s->lock);
+    LWLockRelease(s->slot_lock);
     if (slot) return slot;
 
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
     slot = find_slot_locked(s, def.key);
     if (slot == nullptr) {
         if (was_dropped(s, def.key)) {
-            LWLockRelease(s->lock);
+            LWLockRelease(s->slot_lock);
             ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
                             errmsg("Snowflake sequencer \"%s\" was dropped", def.name)));
         }
         for (int i = 0; i < s->slot_count && slot == nullptr; i++)
             if (s->slots[i].key.database == InvalidOid) slot = &s->slots[i];
         if (slot == nullptr) {
-            LWLockRelease(s->lock);
+            LWLockRelease(s->slot_lock);
             ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
                             errmsg("all %d Snowflake sequencer slots are in use", s->slot_count),
                             errhint("Raise idgen.max_sequencers (needs a restart) or drop unused sequencers.")));
         }
-        // A new slot starts above every id handed out before the server started and every id
-        // of the sequencers dropped since.
+        // A new slot starts above every id handed out before the server started (or recovered,
+        // or adopted a moved database's state) and every id of the sequencers dropped since.
         slot->layout = def.layout;
         slot->clock.next_free = 0;
-        raise_to(&slot->clock, snowflake::position_after(def.layout, s->startup_horizon_us));
+        raise_to(&slot->clock, snowflake::position_after(def.layout, s->start_floor_us));
         raise_to(&slot->clock, snowflake::position_after(def.layout, s->released_bound_us));
         slot->last_unix_ms = 0;
         slot->key = def.key;
         atomic_fetch_add(&slot->generation, 1);
     }
     *generation = atomic_load(&slot->generation);
-    LWLockRelease(s->lock);
+    LWLockRelease(s->slot_lock);
     return slot;
 }
 
@@ -159,7 +159,7 @@ static void release_pending(XactEvent event, void *) {
     if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT) {
         SharedState *s = shared_state_or_null();
         if (s != nullptr && pending_releases != NIL) {
-            LWLockAcquire(s->lock, LW_EXCLUSIVE);
+            LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
             ListCell *lc;
             foreach (lc, pending_releases) {
                 const SequencerKey key = *static_cast<SequencerKey *>(lfirst(lc));
@@ -171,7 +171,7 @@ static void release_pending(XactEvent event, void *) {
                     atomic_fetch_add(&slot->generation, 1);
                 }
             }
-            LWLockRelease(s->lock);
+            LWLockRelease(s->slot_lock);
         }
     }
     if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||

@@ -23,6 +23,7 @@ char *locality_mac = nullptr;
 int locality_mode = kLocalityVariable;
 int unique_timestamp_digits = 2;
 int backfill_timestamps = 65536;
+int failover_margin_ms = 10000;
 
 static const struct config_enum_entry locality_modes[] = {
     {"variable", kLocalityVariable, false},
@@ -86,6 +87,14 @@ void define_settings(bool preloading) {
     DefineCustomIntVariable(
         "idgen.max_wait", "How long a call may wait for the wall clock before it fails.",
         nullptr, &max_wait_ms, 1000, 0, 600 * 1000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr,
+        nullptr);
+    DefineCustomIntVariable(
+        "idgen.failover_margin", "How far above the replayed state a promoted standby or a restored backup starts its ids.",
+        "WAL that never reached this server (asynchronous replication, an unarchived last segment) "
+        "may have covered ids up to this far above what it replayed; with a margin, every lease "
+        "space of retrospective ids also skips one namespace. 0 is exact with synchronous "
+        "replication.",
+        &failover_margin_ms, 10000, 0, 24 * 3600 * 1000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
         nullptr);
     MarkGUCPrefixReserved("idgen");
 }

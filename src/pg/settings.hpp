@@ -12,6 +12,7 @@ extern char *locality_mac;  // idgen.locality_mac: '' (the first interface) or a
 extern int locality_mode;   // idgen.locality_mode: LocalityMode, for locality_uuid()
 extern int unique_timestamp_digits;  // idgen.unique_timestamp_digits: 2 or 3 host digits
 extern int backfill_timestamps;      // idgen.backfill_timestamps: timestamps a session remembers per id space
+extern int failover_margin_ms;       // idgen.failover_margin: added above replayed state at promotion
 
 enum LocalityMode { kLocalityVariable = 0, kLocalitySequential = 1 };
 

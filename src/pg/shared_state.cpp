@@ -7,12 +7,16 @@
 #include "../core/locality_clock.hpp"
 #include "../core/unique_timestamp.hpp"
 #include "../core/uuid_v1_clock.hpp"
+#include "carried_state.hpp"
 #include "durable_record.hpp"
 #include "host_identity.hpp"
 #include "settings.hpp"
+#include "state_wal.hpp"
+#include "wall_clock.hpp"
 
 extern "C" {
 #include "access/twophase.h"
+#include "access/xlog.h"
 #include "storage/ipc.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
@@ -70,12 +74,11 @@ uint64_t issued_total(SharedState *s, const SequencerSlot *slot) {
 static void request_shared_state() {
     if (prev_shmem_request_hook) prev_shmem_request_hook();
     RequestAddinShmemSpace(shared_state_size());
-    RequestNamedLWLockTranche(kTrancheName, 1);
+    RequestNamedLWLockTranche(kTrancheName, 3);
 }
 
-// Resolves the live generators' identities from the settings and starts their clocks above
-// the horizon, so that nothing they issue can meet what they issued before a restart.
-static void start_live_generators(LiveGenerators *live, int64_t horizon_unix_us) {
+// Resolves the live generators' identities from the settings.
+static void resolve_live_identities(LiveGenerators *live) {
     UuidIdentity identity{};
     live->identity_unreadable = !load_uuid_identity(&identity);
     live->uuid_clock_seq = identity.clock_seq;
@@ -88,11 +91,6 @@ static void start_live_generators(LiveGenerators *live, int64_t horizon_unix_us)
 
     const bool explicit_mac = locality_mac[0] != '\0' && parse_mac(locality_mac, &live->locality_mac);
     if (!explicit_mac && !first_mac_address(&live->locality_mac)) live->locality_mac = 0;
-
-    raise_to(&live->uuid_v1, uuid_v1::position_after(horizon_unix_us));
-    raise_to(&live->locality.clock, locality::position_after(horizon_unix_us));
-    raise_to(&live->unique_ts,
-             unique_ts::position_after(unique_ts::Layout{unique_timestamp_digits}, horizon_unix_us));
 }
 
 static void start_shared_state() {
@@ -103,7 +101,10 @@ static void start_shared_state() {
     state = static_cast<SharedState *>(ShmemInitStruct("idgen", shared_state_size(), &found));
     if (!found) {
         memset(static_cast<void *>(state), 0, shared_state_size());  // plain data (trivially copyable)
-        state->lock = &(GetNamedLWLockTranche(kTrancheName))->lock;
+        LWLockPadded *locks = GetNamedLWLockTranche(kTrancheName);
+        state->horizon_lock = &locks[0].lock;
+        state->lease_lock = &locks[1].lock;
+        state->slot_lock = &locks[2].lock;
         state->slot_count = max_sequencers;
         state->backend_count = backend_rows();
         int64_t horizon = 0;
@@ -119,12 +120,15 @@ static void start_shared_state() {
                                          "time-ordered generators are disabled")));
                 break;
         }
-        state->startup_horizon_us = static_cast<int64_t>(state->horizon.durable_unix_us);
+        state->horizon_written_us = static_cast<int64_t>(state->horizon.durable_unix_us);
         state->leases_unreadable = !load_leases(&state->leases);
         if (state->leases_unreadable)
             ereport(WARNING, (errmsg("idgen lease file \"idgen.leases\" is unreadable; "
                                      "retrospective ids are disabled")));
-        start_live_generators(&state->live, state->startup_horizon_us);
+        resolve_live_identities(&state->live);
+        // Every generator starts above the stored horizon, so that nothing it issues can meet
+        // what was issued before a restart. Redo (crash recovery, a standby) raises it further.
+        raise_generators(state, state->horizon_written_us, false);
     }
     LWLockRelease(AddinShmemInitLock);
 }
@@ -146,6 +150,15 @@ SharedState *require_shared_state(const char *what) {
                         errmsg("%s needs idgen in shared_preload_libraries", what),
                         errhint("Add idgen to shared_preload_libraries in postgresql.conf and "
                                 "restart the server.")));
+    // A standby's generators would hand out ids from its primary's id space: they refuse, as
+    // nextval() does (25006). Once recovery has ended this is a backend-local flag test.
+    if (RecoveryInProgress())
+        ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+                        errmsg("cannot execute %s during recovery", what),
+                        errdetail("This server is a standby (or is recovering): its ids belong to the "
+                                  "primary. Decoders work here; generate on the primary."),
+                        errhint("After promotion, idgen resumes above everything the old primary "
+                                "issued that reached this server (see the idgen_state view).")));
     if (state->horizon_unreadable)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("idgen horizon file \"idgen.horizon\" in the data directory is unreadable"),
@@ -153,18 +166,105 @@ SharedState *require_shared_state(const char *what) {
                                   "last shutdown."),
                         errhint("Once the wall clock is certainly past every id already issued, remove "
                                 "the file and restart the server.")));
+    adopt_carried_state_once(state);
     return state;
 }
 
-void ensure_horizon(SharedState *s, int64_t end_unix_us, int64_t now_unix_us) {
+// The horizon's write protocol. Under horizon_lock: the file (fsync, durable rename), then the
+// WAL record (inserted and flushed) - the order state_wal.hpp argues. Then, without the lock,
+// the wait for synchronous standbys, and only then the published horizon is raised: no backend
+// hands out an id under a horizon that a synchronous standby has not confirmed. Backends that
+// need the horizon while a move is being confirmed find it written and wait for the same
+// record instead of writing another one.
+void ensure_horizon(SharedState *s, int64_t end_unix_us, int64_t now_unix_us, const char *what) {
     if (horizon_covers(&s->horizon, end_unix_us)) return;
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
-    if (!horizon_covers(&s->horizon, end_unix_us)) {
+    LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
+    if (s->horizon_written_us < end_unix_us) {
         const int64_t target = horizon_target(end_unix_us, now_unix_us);
         write_record(kHorizonFile, kHorizonMagic, &target, sizeof target);
-        atomic_store(&s->horizon.durable_unix_us, static_cast<uint64_t>(target));
+        s->horizon_written_lsn = log_horizon(target);
+        s->horizon_written_us = target;
     }
-    LWLockRelease(s->lock);
+    const int64_t written = s->horizon_written_us;
+    const XLogRecPtr lsn = s->horizon_written_lsn;
+    LWLockRelease(s->horizon_lock);
+    if (lsn != InvalidXLogRecPtr) wait_for_sync_standbys(lsn, what);
+    atomic_raise(&s->horizon.durable_unix_us, static_cast<uint64_t>(written));
+}
+
+// Under horizon_lock.
+static void write_horizon_locked(SharedState *s, int64_t horizon_unix_us) {
+    if (horizon_unix_us <= s->horizon_written_us) return;
+    write_record(kHorizonFile, kHorizonMagic, &horizon_unix_us, sizeof horizon_unix_us);
+    s->horizon_written_us = horizon_unix_us;
+    atomic_raise(&s->horizon.durable_unix_us, static_cast<uint64_t>(horizon_unix_us));
+}
+
+void apply_horizon(SharedState *s, int64_t horizon_unix_us) {
+    LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
+    write_horizon_locked(s, horizon_unix_us);
+    raise_generators(s, horizon_unix_us, false);
+    LWLockRelease(s->horizon_lock);
+}
+
+void adopt_after_archive_recovery(SharedState *s) {
+    LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
+    const int64_t floor = s->horizon_written_us + int64_t{failover_margin_ms} * 1000;
+    // The file first: a crash right after promotion must not forget the margin.
+    write_horizon_locked(s, floor);
+    raise_generators(s, floor, true);
+    s->adopted_from = AdoptedFrom::archive_recovery;
+    s->adopted_horizon_us = floor;
+    s->adopted_at_us = now_unix_us();
+    LWLockRelease(s->horizon_lock);
+    if (failover_margin_ms > 0) skip_lost_leases(s);
+}
+
+void adopt_moved_horizon(SharedState *s, int64_t horizon_unix_us) {
+    if (horizon_unix_us <= 0) return;
+    ensure_horizon(s, horizon_unix_us, now_unix_us(), "idgen");
+    LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
+    raise_generators(s, horizon_unix_us, true);
+    if (horizon_unix_us > s->adopted_horizon_us) {
+        s->adopted_from = AdoptedFrom::moved_database;
+        s->adopted_horizon_us = horizon_unix_us;
+        s->adopted_at_us = now_unix_us();
+    }
+    LWLockRelease(s->horizon_lock);
+}
+
+void raise_generators(SharedState *s, int64_t floor_unix_us, bool lead) {
+    if (lead) atomic_raise(&s->lead_floor_us, static_cast<uint64_t>(floor_unix_us));
+    LiveGenerators *live = &s->live;
+    raise_to(&live->uuid_v1, uuid_v1::position_after(floor_unix_us));
+    raise_to(&live->locality.clock, locality::position_after(floor_unix_us));
+    raise_to(&live->unique_ts,
+             unique_ts::position_after(unique_ts::Layout{unique_timestamp_digits}, floor_unix_us));
+    // New slots start above start_floor_us, and the slots in use are raised (a running server
+    // adopting a moved database's state), both under slot_lock, so that no slot is bound in
+    // between with the old floor.
+    LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+    if (floor_unix_us > s->start_floor_us) s->start_floor_us = floor_unix_us;
+    for (int i = 0; i < s->slot_count; i++) {
+        SequencerSlot *slot = &s->slots[i];
+        if (slot->key.database != InvalidOid)
+            raise_to(&slot->clock, snowflake::position_after(slot->layout, floor_unix_us));
+    }
+    LWLockRelease(s->slot_lock);
+}
+
+int64_t generator_now_unix_ns(const SharedState *s) {
+    const int64_t now = now_unix_ns();
+    const int64_t lead_floor_ns = static_cast<int64_t>(atomic_load(&s->lead_floor_us)) * 1000;
+    return now > lead_floor_ns ? now : lead_floor_ns;
+}
+
+void count_wait(SharedState *s, Generator g) {
+    atomic_fetch_add(&s->stats[static_cast<int>(g)].waits, 1);
+}
+
+void count_clock_error(SharedState *s, Generator g) {
+    atomic_fetch_add(&s->stats[static_cast<int>(g)].clock_errors, 1);
 }
 
 }  // namespace idgen::pg

@@ -1,16 +1,23 @@
 // The state all backends share, in PostgreSQL shared memory (needs shared_preload_libraries):
-// the durable horizon and one slot per Snowflake sequencer in use.
+// the durable horizon, the lease table, the live generators and one slot per Snowflake
+// sequencer in use.
 //
-// Locking notes (after pg_stat_statements):
-// - Drawing an id takes no lock: each slot's LogicalClock is advanced with compare-and-swap
-//   (the only locked instruction per id), the horizon is read with an atomic load, and the
-//   statistics are plain stores into cells that only one backend writes.
-// - SharedState.lock (one LWLock) is taken exclusively only to move the horizon (rare: about
-//   once per second of id time), to allocate or release a sequencer slot, and to lease a
-//   namespace of retrospective ids (once per session and timestamp-table turnover); it is
-//   taken shared to look a slot up when a backend first meets a sequencer.
-// - A slot's `generation` changes at every allocation and release, so a backend that cached
-//   a slot sees with one atomic load whether the slot is still the one it cached.
+// Locking notes (after pg_stat_statements). Every field below says what protects it.
+// - Drawing an id takes no lock: a generator's LogicalClock is advanced with one atomic add
+//   (a compare-and-swap only when the wall clock has moved past it), the published horizon
+//   and the lead floor are read with atomic loads, and the statistics are plain stores into
+//   cells that only one backend writes.
+// - horizon_lock: moving the horizon (about once per second of id time) and adopting state at
+//   the end of archive recovery. Held across the horizon file's fsync and the WAL flush of
+//   its record; released before the wait for synchronous standbys.
+// - lease_lock: leasing a namespace of retrospective ids (once per session and timestamp-table
+//   turnover). Held across the lease file's fsync and the WAL flush; released before the wait
+//   for synchronous standbys.
+// - slot_lock: allocating, looking up and releasing sequencer slots, and raising where they
+//   start. Never held across I/O.
+// Redo (the startup process) takes the same locks as the backends it stands in for. Lock
+// order: slot_lock may be taken while horizon_lock is held (raising the generators), never the
+// other way round; lease_lock is never held with another.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +30,7 @@
 #include "postgres_api.hpp"
 
 extern "C" {
+#include "access/xlogdefs.h"
 #include "storage/lwlock.h"
 }
 
@@ -71,26 +79,62 @@ struct LiveGenerators {
     LogicalClock unique_ts;   // units of 10^idgen.unique_timestamp_digits ns since 1970
 };
 
+// The generators, for the statistics of the idgen_state view.
+enum class Generator : int {
+    snowflake_next, uuid_v1, locality_uuid, unique_timestamp, uuid_v1_at, snowflake_at, count
+};
+
+// Counted with atomic adds, on slow paths only (a wait, an error), never per id.
+struct GeneratorStats {
+    uint64_t waits;         // calls that had to wait for the wall clock
+    uint64_t clock_errors;  // calls that gave up waiting (55000)
+};
+
+// What this server took over at the end of its last archive recovery (promotion, restore of a
+// backup) or from a moved database, for the idgen_state view.
+enum class AdoptedFrom : int { nothing = 0, archive_recovery = 1, moved_database = 2 };
+
 struct SharedState {
-    LWLock *lock;
-    Horizon horizon;
-    // Where a new sequencer slot may start: above the horizon as it was when the server started
-    // (every id from before) and above every id of the slots released since (dropped
-    // sequencers). Not above the moving horizon: each new slot would push it a second further.
-    int64 startup_horizon_us;
-    int64 released_bound_us;
+    // Never change after startup.
+    LWLock *horizon_lock;
+    LWLock *lease_lock;
+    LWLock *slot_lock;
+    int slot_count;
+    int backend_count;  // rows of the IssuedCount table that follows the slots
     bool horizon_unreadable;  // the horizon file exists but cannot be trusted
-    LiveGenerators live;
-    // Namespaces of retrospective ids handed out so far (backfill_leases.hpp), under `lock`.
+    bool leases_unreadable;   // the lease file exists but cannot be trusted
+
+    // The horizon. `horizon.durable_unix_us` is the published horizon, read with atomic loads
+    // and raised (atomic_raise) only after the horizon it names is in the file, in flushed WAL
+    // and confirmed by synchronous standbys: ids may be handed out up to it. Under horizon_lock:
+    Horizon horizon;
+    int64 horizon_written_us;     // in the file and in flushed WAL (>= the published horizon)
+    XLogRecPtr horizon_written_lsn;  // the end of the record of horizon_written_us (0 if none)
+    AdoptedFrom adopted_from;
+    int64 adopted_horizon_us;     // the floor taken over (0: none)
+    int64 adopted_at_us;          // when, on this server's clock
+    // Where new sequencer slots start: above every id before the last server start, recovery
+    // or adoption. Under slot_lock.
+    int64 start_floor_us;
+    // Ids may run idgen.max_lead ahead of the later of the wall clock and this (atomic): set when
+    // state is adopted from another server, whose ids may be ahead of this server's clock.
+    uint64_t lead_floor_us;
+
+    // Namespaces of retrospective ids handed out so far (backfill_leases.hpp), under lease_lock.
     LeaseTable leases;
-    bool leases_unreadable;
+
+    LiveGenerators live;  // clocks: atomic; identities: never change after startup
+    GeneratorStats stats[static_cast<int>(Generator::count)];  // atomic adds
+
+    // Under slot_lock:
+    // The bound of every id of the slots released since the server started (dropped sequencers):
+    // a new slot starts above it.
+    int64 released_bound_us;
     // Sequencers dropped since the server started, a ring: a dropped definition may still be
     // visible to an older snapshot, but it must never get a slot again.
     uint32 dropped_count;
     SequencerKey dropped[kDroppedRemembered];
-    int slot_count;
-    int backend_count;     // rows of the IssuedCount table that follows the slots
-    SequencerSlot slots[FLEXIBLE_ARRAY_MEMBER];
+    SequencerSlot slots[FLEXIBLE_ARRAY_MEMBER];  // key, layout: slot_lock; clock: atomic
 };
 
 // Counts one id drawn by this backend from slot `slot` in its generation `generation`.
@@ -102,14 +146,42 @@ uint64_t issued_total(SharedState *state, const SequencerSlot *slot);
 // Registers the shared-memory hooks; call from _PG_init while preloading.
 void install_shared_state_hooks();
 
-// The shared state, or an error (SQLSTATE 55000) naming `what` when idgen was not preloaded.
+// The shared state for a generator named `what`: an error when idgen was not preloaded
+// (55000), during recovery (25006, as nextval() on a hot standby), or when the horizon file
+// is unreadable (XX001).
 SharedState *require_shared_state(const char *what);
 
 // The shared state, or nullptr when idgen was not preloaded.
 SharedState *shared_state_or_null();
 
-// Makes sure the durable horizon covers an id whose time ends at end_unix_us, moving it
-// (and writing it to disk) first if it does not. Call before handing the id out.
-void ensure_horizon(SharedState *state, int64_t end_unix_us, int64_t now_unix_us);
+// Makes sure the durable horizon covers an id whose time ends at end_unix_us, moving it first
+// (file, WAL, synchronous standbys) if it does not. Call before handing the id out.
+void ensure_horizon(SharedState *state, int64_t end_unix_us, int64_t now_unix_us, const char *what);
+
+// Redo of a horizon record: the horizon (file and memory) and every generator's start are
+// raised to at least horizon_unix_us.
+void apply_horizon(SharedState *state, int64_t horizon_unix_us);
+
+// At the end of archive recovery (startup process): every generator resumes above the
+// replayed horizon plus idgen.failover_margin, and that margin is let run ahead of the wall
+// clock; with a margin, every lease space also skips one namespace. See the README.
+void adopt_after_archive_recovery(SharedState *state);
+
+// Takes over the horizon of a database that moved here from another cluster: the horizon moves
+// above it (file, WAL, synchronous standbys), every generator resumes above it and may run
+// idgen.max_lead ahead of it.
+void adopt_moved_horizon(SharedState *state, int64_t horizon_unix_us);
+
+// Raises every generator's start (live clocks, sequencer slots, new slots) above
+// floor_unix_us; with `lead`, ids may also run idgen.max_lead ahead of it. Call under
+// horizon_lock (it takes slot_lock).
+void raise_generators(SharedState *state, int64_t floor_unix_us, bool lead);
+
+// The wall clock as the generators use it: now, or the lead floor if that is later.
+int64_t generator_now_unix_ns(const SharedState *state);
+
+// Counts a wait or an error of a generator (slow paths only).
+void count_wait(SharedState *state, Generator g);
+void count_clock_error(SharedState *state, Generator g);
 
 }  // namespace idgen::pg

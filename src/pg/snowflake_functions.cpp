@@ -77,7 +77,7 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
                                   site->def.max_nodes - site->def.layout.backfill_nodes - 1),
                         errhint("Set idgen.node_id in postgresql.conf to this server's unique node id "
                                 "and restart.")));
-    const snowflake::Next n = draw_until_issued(shared, "snowflake_next()", [&](int64_t now_ns, Status *error) {
+    const snowflake::Next n = draw_until_issued(shared, Generator::snowflake_next, "snowflake_next()", [&](int64_t now_ns, Status *error) {
         if (!still_bound(site)) {
             if (site->slot != nullptr)  // released: dropped, or dropped and created again?
                 refresh_cached_sequencer(extension_schema(fcinfo), name, site);

@@ -31,7 +31,7 @@ Datum idgen_uuid_v1(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("uuid_v1(): idgen.uuid_node is 'mac', but no network interface has a MAC address"),
                         errhint("Set idgen.uuid_node to 'random' or to an explicit MAC address and restart.")));
-    const uuid_v1::Next n = draw_until_issued(shared, "uuid_v1()", [&](int64_t now_ns, Status *error) {
+    const uuid_v1::Next n = draw_until_issued(shared, Generator::uuid_v1, "uuid_v1()", [&](int64_t now_ns, Status *error) {
         return uuid_v1::next(&live->uuid_v1, now_ns, max_lead_ms, live->uuid_clock_seq, live->uuid_node, error);
     });
     PG_RETURN_UUID_P(datum_from_uuid(n.uuid));

@@ -17,8 +17,11 @@ struct ClockWait {
     int64_t started_monotonic_us = -1;
 };
 
-// Sleeps a little (interruptibly) for a clock that is `ahead_ms` behind the next id, or, once
-// idgen.max_wait has been spent on this wait, raises SQLSTATE 55000 naming `what`.
-void wait_for_clock(ClockWait *wait, int64_t ahead_ms, const char *what);
+// Sleeps a little (interruptibly) for a clock that is `ahead_ms` behind the next id; false,
+// without sleeping, once idgen.max_wait has been spent on this wait.
+bool wait_for_clock(ClockWait *wait, int64_t ahead_ms);
+
+// The error (SQLSTATE 55000) of a wait that wait_for_clock gave up, naming `what`.
+[[noreturn]] void raise_clock_behind(const ClockWait &wait, int64_t ahead_ms, const char *what);
 
 }  // namespace idgen::pg

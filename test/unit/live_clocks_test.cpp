@@ -1,6 +1,7 @@
 // The clocks of the live UUID generators with fake clocks and real threads: version-1 UUIDs
 // strictly increasing in their 60-bit time, locality UUID times and counters unique within
-// every millisecond, both resuming above a durable horizon.
+// every millisecond, both resuming above a durable horizon; every clock's positions read back as
+// times.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +10,9 @@
 
 #include "locality_clock.hpp"
 #include "locality_uuid.hpp"
+#include "snowflake.hpp"
 #include "test_support.hpp"
+#include "unique_timestamp.hpp"
 #include "uuid_v1_clock.hpp"
 
 using namespace idgen;
@@ -112,4 +115,19 @@ TEST(LocalityClock, ResumesAboveAHorizonAndRefusesTimesOutsideTheField) {
     EXPECT_EQ(locality::next(&s, -1, 1000, &err).kind, locality::Tick::Kind::failed);
     EXPECT_EQ(err.code, Errc::timestamp_out_of_range);
     EXPECT_EQ(locality::next(&s, int64_t{1} << 48, 1000, &err).kind, locality::Tick::Kind::failed);
+}
+
+// The view idgen_state reads how far each clock runs ahead through unix_us_of: it must invert
+// position_after at each clock's resolution.
+TEST(LiveClocks, PositionsReadBackAsTheTimesTheyStartAt) {
+    for (int64_t t : {int64_t{0}, int64_t{1000}, int64_t{1795323459327000}, int64_t{1795323459327446}}) {
+        EXPECT_EQ(uuid_v1::unix_us_of(uuid_v1::position_after(t)), t);
+        EXPECT_EQ(locality::unix_us_of(locality::position_after(t)), (t + 999) / 1000 * 1000);
+        EXPECT_EQ(unique_ts::unix_us_of(unique_ts::Layout{2}, unique_ts::position_after(unique_ts::Layout{2}, t)), t);
+        EXPECT_EQ(unique_ts::unix_us_of(unique_ts::Layout{3}, unique_ts::position_after(unique_ts::Layout{3}, t)), t);
+        const snowflake::Layout layout{1577836800000, 7};
+        if (t >= 1577836800000000) {
+            EXPECT_EQ(snowflake::unix_us_of(layout, snowflake::position_after(layout, t)), (t + 999) / 1000 * 1000);
+        }
+    }
 }

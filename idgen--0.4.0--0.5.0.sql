@@ -1,0 +1,53 @@
+-- idgen 0.5.0: the promise across replication and moves.
+
+\echo Use "ALTER EXTENSION idgen UPDATE" to load this file. \quit
+
+-- What protects uniqueness, carried with the database through pg_dump/pg_restore and
+-- pg_upgrade (src/pg/carried_state.hpp): row 0 is a horizon reserved ahead, rows 1..64 the
+-- lease counters of the id spaces this database's sessions used. idgen writes the rows in place
+-- (non-transactionally, WAL-logged); the set of rows is fixed.
+CREATE TABLE @extschema@.reserved_state (
+    slot integer NOT NULL,
+    kind integer NOT NULL,
+    key bigint NOT NULL,
+    value bigint NOT NULL,
+    writer bigint NOT NULL
+);
+COMMENT ON TABLE @extschema@.reserved_state IS
+    'internal: the state that protects uniqueness, carried with the database by pg_dump and pg_upgrade; written by idgen in place';
+INSERT INTO @extschema@.reserved_state SELECT g, 0, 0, 0, 0 FROM pg_catalog.generate_series(0, 64) g;
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.reserved_state', '');
+REVOKE ALL ON @extschema@.reserved_state FROM PUBLIC;
+
+-- pg_restore loads the rows of the dumped database through this trigger, which adopts them and
+-- merges them into the table's own rows instead of adding rows.
+CREATE FUNCTION @extschema@._reserved_state_merge() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'idgen_reserved_state_merge'
+    LANGUAGE C;
+COMMENT ON FUNCTION @extschema@._reserved_state_merge() IS
+    'internal: adopts and merges restored rows of reserved_state';
+CREATE TRIGGER merge_restored_rows BEFORE INSERT ON @extschema@.reserved_state
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._reserved_state_merge();
+
+CREATE FUNCTION @extschema@._reserved_state_save() RETURNS void
+    AS 'MODULE_PATHNAME', 'idgen_reserved_state_save'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@._reserved_state_save() IS
+    'internal: writes this server''s state into reserved_state (at install and update)';
+REVOKE ALL ON FUNCTION @extschema@._reserved_state_save() FROM PUBLIC;
+-- The state of 0.4.0 lived only in the data directory: it is carried from now on.
+SELECT @extschema@._reserved_state_save();
+
+CREATE FUNCTION @extschema@._idgen_state(
+        OUT generator text, OUT role text, OUT durable_horizon timestamptz, OUT horizon_lsn pg_lsn,
+        OUT next_id_time timestamptz, OUT lead interval, OUT waits bigint, OUT clock_errors bigint,
+        OUT namespaces_leased bigint, OUT adopted_from text, OUT adopted_horizon timestamptz,
+        OUT adopted_at timestamptz, OUT failover_margin interval)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'idgen_state'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@._idgen_state() IS 'internal: the rows of the idgen_state view';
+CREATE VIEW @extschema@.idgen_state AS SELECT * FROM @extschema@._idgen_state();
+COMMENT ON VIEW @extschema@.idgen_state IS
+    'One row per generator: this server''s role, the durable horizon and the WAL position that made it durable, how far ids run ahead of the wall clock, waits, errors, namespaces leased, and the state adopted at the last promotion or from a moved database';
+GRANT SELECT ON @extschema@.idgen_state TO PUBLIC;

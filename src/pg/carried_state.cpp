@@ -1,0 +1,266 @@
+// Reading and writing the rows of `reserved_state` in place, under the buffer's exclusive lock,
+// with generic WAL; adopting rows of another cluster; the restore trigger and the initial save.
+#include "carried_state.hpp"
+
+#include "state_wal.hpp"
+
+extern "C" {
+#include "access/generic_xlog.h"
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xlog.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
+#include "commands/trigger.h"
+#include "storage/bufmgr.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+}
+
+namespace idgen::pg {
+
+static const char kTable[] = "reserved_state";
+constexpr int64_t kReserveAheadUs = 60 * 1000000LL;
+constexpr int32 kHorizonRow = 0;
+
+// One row, as it lies in the tuple: every column NOT NULL and fixed-width, so that it can be
+// read and overwritten in place.
+struct Row {
+    int32 slot;     // 0: the horizon; 1..kLeaseSpaces: a lease space
+    int32 kind;     // LeaseKind of a lease row (0: free); 0 in the horizon row
+    int64 key;      // the lease space's key
+    int64 value;    // the horizon (Unix microseconds) or the space's next namespace
+    int64 writer;   // the system identifier of the cluster that wrote the row (0: never)
+};
+constexpr int kRowColumns = 5;
+
+// This backend's knowledge of its database's rows (one database per backend).
+static int64_t carried_horizon_us = 0;  // the horizon row's value when last seen
+static bool adoption_checked = false;
+// The table does not exist: the schema is older than 0.5.0 and this library serves it until
+// ALTER EXTENSION idgen UPDATE, whose first step saves the server's state into the new table.
+// Looked up once per session.
+static bool table_missing = false;
+
+static Oid extension_schema() {
+    const Oid ext = get_extension_oid("idgen", false);
+    Relation rel = table_open(ExtensionRelationId, AccessShareLock);
+    ScanKeyData key;
+    ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(ext));
+    SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, nullptr, 1, &key);
+    HeapTuple tuple = systable_getnext(scan);
+    const Oid schema = HeapTupleIsValid(tuple) ? reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple))->extnamespace
+                                               : InvalidOid;
+    systable_endscan(scan);
+    table_close(rel, AccessShareLock);
+    return schema;
+}
+
+static Relation open_table() {
+    if (table_missing) return nullptr;
+    const Oid relid = get_relname_relid(kTable, extension_schema());
+    if (!OidIsValid(relid)) {
+        table_missing = true;
+        return nullptr;
+    }
+    return table_open(relid, AccessShareLock);
+}
+
+static Row *row_of(Page page, OffsetNumber off) {
+    ItemId lp = PageGetItemId(page, off);
+    if (!ItemIdIsNormal(lp)) return nullptr;
+    HeapTupleHeader t = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+    if (HeapTupleHeaderGetNatts(t) != kRowColumns || (t->t_infomask & HEAP_HASNULL) ||
+        ItemIdGetLength(lp) < t->t_hoff + sizeof(Row))
+        return nullptr;
+    return reinterpret_cast<Row *>(reinterpret_cast<char *>(t) + t->t_hoff);
+}
+
+// Calls edit(row) for every row of the table, page by page under the page's exclusive lock; a
+// page where edit returned true for some row is written with generic WAL. Returns the end of
+// the last record written (InvalidXLogRecPtr: nothing written). Rows are not checked for
+// visibility: a dead row only ever makes idgen more careful.
+template <typename Edit>
+static XLogRecPtr edit_rows(Edit edit) {
+    Relation rel = open_table();
+    XLogRecPtr end = InvalidXLogRecPtr;
+    if (rel == nullptr) return end;
+    const BlockNumber blocks = RelationGetNumberOfBlocks(rel);
+    for (BlockNumber b = 0; b < blocks; b++) {
+        Buffer buf = ReadBuffer(rel, b);
+        LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+        GenericXLogState *wal = GenericXLogStart(rel);
+        Page page = GenericXLogRegisterBuffer(wal, buf, 0);
+        bool changed = false;
+        for (OffsetNumber off = FirstOffsetNumber; off <= PageGetMaxOffsetNumber(page); off++) {
+            Row *row = row_of(page, off);
+            if (row != nullptr && edit(row)) changed = true;
+        }
+        if (changed)
+            end = GenericXLogFinish(wal);
+        else
+            GenericXLogAbort(wal);
+        UnlockReleaseBuffer(buf);
+    }
+    table_close(rel, AccessShareLock);
+    return end;
+}
+
+static void make_durable(XLogRecPtr end, const char *what) {
+    if (end == InvalidXLogRecPtr) return;
+    XLogFlush(end);
+    wait_for_sync_standbys(end, what);
+}
+
+static int64 own_writer() {
+    return static_cast<int64>(GetSystemIdentifier());
+}
+
+void ensure_carried_horizon(SharedState *s, int64_t end_unix_us, const char *what) {
+    if (end_unix_us <= carried_horizon_us) return;
+    adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
+    const int64 writer = own_writer();
+    const int64_t target = end_unix_us + kReserveAheadUs;
+    int64_t seen = 0;
+    make_durable(edit_rows([&](Row *row) {
+                     if (row->slot != kHorizonRow) return false;
+                     if (row->value >= end_unix_us && row->writer == writer) {
+                         seen = row->value;  // another session of this database moved it
+                         return false;
+                     }
+                     row->value = row->value > target ? row->value : target;
+                     row->writer = writer;
+                     seen = row->value;
+                     return true;
+                 }),
+                 what);
+    if (table_missing) {
+        carried_horizon_us = INT64_MAX;  // nothing to carry until the update (see table_missing)
+        return;
+    }
+    if (seen < end_unix_us)
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("%s: idgen's table \"%s\" has no horizon row", what, kTable),
+                        errhint("Restore the table from a dump of this database.")));
+    carried_horizon_us = seen;
+}
+
+static bool same_space(const Row *row, const LeaseSpace &space) {
+    return row->slot != kHorizonRow && row->kind == static_cast<int32>(space.kind) &&
+           row->key == static_cast<int64>(space.key);
+}
+
+void carry_lease(SharedState *s, const LeaseSpace &space, uint64_t next, const char *what) {
+    adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
+    const int64 writer = own_writer();
+    // The space's row if there is one, else the first free row.
+    bool found = false;
+    edit_rows([&](Row *row) {
+        found = found || same_space(row, space);
+        return false;
+    });
+    bool written = false;
+    make_durable(edit_rows([&](Row *row) {
+                     if (written) return false;
+                     if (found ? !same_space(row, space)
+                               : (row->slot == kHorizonRow || row->kind != static_cast<int32>(LeaseKind::free)))
+                         return false;
+                     row->kind = static_cast<int32>(space.kind);
+                     row->key = static_cast<int64>(space.key);
+                     if (row->value < static_cast<int64>(next)) row->value = static_cast<int64>(next);
+                     row->writer = writer;
+                     written = true;
+                     return true;
+                 }),
+                 what);
+    if (!written && !table_missing)
+        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                        errmsg("%s: idgen's table \"%s\" has no free row for another id space", what, kTable)));
+}
+
+static LeaseSpace space_of(const Row &row) {
+    const LeaseKind kind = static_cast<LeaseKind>(row.kind);
+    return LeaseSpace{kind, kind == LeaseKind::snowflake ? MyDatabaseId : InvalidOid, static_cast<uint64_t>(row.key)};
+}
+
+// Takes a row written elsewhere over into this server's state: the horizon through the
+// horizon's own protocol (file, WAL), the generators raised with the lead floor; a lease
+// counter raised in the lease table.
+static void adopt_row(SharedState *s, const Row &row) {
+    if (row.slot == kHorizonRow) {
+        adopt_moved_horizon(s, row.value);
+    } else if (row.kind != static_cast<int32>(LeaseKind::free)) {
+        raise_lease(s, space_of(row), static_cast<uint64_t>(row.value));
+    }
+}
+
+void adopt_carried_state_once(SharedState *s) {
+    if (adoption_checked) return;
+    const int64 writer = own_writer();
+    Row foreign[kLeaseSpaces + 1];
+    int n = 0;
+    edit_rows([&](Row *row) {
+        if (row->writer != 0 && row->writer != writer && n < kLeaseSpaces + 1) foreign[n++] = *row;
+        return false;
+    });
+    for (int i = 0; i < n; i++) adopt_row(s, foreign[i]);
+    if (n > 0)  // this cluster's own now: adopted once, not by every session
+        make_durable(edit_rows([&](Row *row) {
+                         if (row->writer == 0 || row->writer == writer) return false;
+                         row->writer = writer;
+                         return true;
+                     }),
+                     "idgen");
+    adoption_checked = true;
+}
+
+}  // namespace idgen::pg
+
+using namespace idgen::pg;
+
+extern "C" {
+PG_FUNCTION_INFO_V1(idgen_reserved_state_merge);
+PG_FUNCTION_INFO_V1(idgen_reserved_state_save);
+}
+
+// BEFORE INSERT trigger of reserved_state: a row loaded by pg_restore is adopted and merged
+// into the table's own rows; it is never inserted (the table keeps its fixed rows).
+Datum idgen_reserved_state_merge(PG_FUNCTION_ARGS) {
+    TriggerData *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
+    if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigger->tg_event) ||
+        !TRIGGER_FIRED_FOR_ROW(trigger->tg_event) || !TRIGGER_FIRED_BY_INSERT(trigger->tg_event))
+        elog(ERROR, "idgen_reserved_state_merge: not called as a BEFORE INSERT row trigger");
+    SharedState *s = require_shared_state("restoring idgen's reserved_state");
+    TupleDesc desc = RelationGetDescr(trigger->tg_relation);
+    bool isnull[kRowColumns];
+    Datum values[kRowColumns];
+    heap_deform_tuple(trigger->tg_trigtuple, desc, values, isnull);
+    const Row row{DatumGetInt32(values[0]), DatumGetInt32(values[1]), DatumGetInt64(values[2]),
+                  DatumGetInt64(values[3]), DatumGetInt64(values[4])};
+    adopt_row(s, row);
+    if (row.slot == kHorizonRow)
+        ensure_carried_horizon(s, row.value, "restoring idgen's reserved_state");
+    else if (row.kind != static_cast<int32>(LeaseKind::free))
+        carry_lease(s, space_of(row), static_cast<uint64_t>(row.value), "restoring idgen's reserved_state");
+    return PointerGetDatum(nullptr);
+}
+
+// () -> void: writes this server's current state into this database's rows (at CREATE
+// EXTENSION and at the update from 0.4.0, whose state lived only in the data directory).
+Datum idgen_reserved_state_save(PG_FUNCTION_ARGS) {
+    SharedState *s = shared_state_or_null();
+    if (s == nullptr || RecoveryInProgress()) PG_RETURN_VOID();
+    ensure_carried_horizon(s, static_cast<int64_t>(idgen::atomic_load(&s->horizon.durable_unix_us)), "CREATE EXTENSION idgen");
+    LeaseTable table;
+    LWLockAcquire(s->lease_lock, LW_SHARED);
+    table = s->leases;
+    LWLockRelease(s->lease_lock);
+    for (const LeaseTable::Cell &c : table.cells)
+        if (c.space.kind != LeaseKind::free && c.next > 0 &&
+            (c.space.database == InvalidOid || c.space.database == MyDatabaseId))
+            carry_lease(s, c.space, c.next, "CREATE EXTENSION idgen");
+    PG_RETURN_VOID();
+}
