@@ -15,7 +15,7 @@ use POSIX ();
 use Time::HiRes ();
 
 our @EXPORT = qw(idgen_node idgen_standby start_node restart_node set_clock freeze_clock clock_reads
-    psql_error psql_retry all_unique ids_setup ids_generate ids_check);
+    psql_error psql_retry all_unique ids_setup ids_generate ids_first_round ids_check);
 
 my $LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
@@ -203,6 +203,22 @@ sub ids_generate {
         INSERT INTO backfill SELECT $round, i, ts, uuid_v1_at(ts), uuid_v1_at(ts, '08:00:2b:01:02:03'), snowflake_at('ids', ts)
         FROM history ORDER BY i;});
     note $node->name . ": round $round generated ($tries_live and $tries_backfill attempts)";
+}
+
+# Round 1 on the first primary, with its clock (a libfaketime node's) standing still at an
+# instant F, a whole second just ahead: every generator packs its values as densely as it can,
+# all from F on, and the Snowflake ids run ahead of the clock (195 ms for 100,000). Returns F.
+# A later primary whose work starts just before its own clock reads F (not_before => F - 0.05)
+# passes through every millisecond this round used: unless it knows what was handed out here,
+# it hands out the same values.
+sub ids_first_round {
+    my ($node, %opt) = @_;
+    my $f = int(Time::HiRes::time()) + 2;
+    freeze_clock($node, $f);
+    cmp_ok($node->safe_psql($opt{db} // 'postgres', 'SELECT extract(epoch FROM clock_timestamp())'), '==', $f,
+        $node->name . ': the clock stands still at F');
+    ids_generate($node, 1, %opt);
+    return $f;
 }
 
 # On the server that generated the last of $rounds rounds: every round's rows are there, each

@@ -8,10 +8,11 @@
 # from the promoted standby's replicated tables, so the new primary counts duplicates itself.
 #
 # To make the test as hard as a failover can be, the old primary's clock stands still at an
-# instant F while it works (so each generator packs its values as densely as it can, all from F
-# on, and Snowflake ids run 195 ms ahead of the clock), and the new primary starts its work just
-# before its own clock reads F (50 ms), so that a new primary that only followed its clock would
-# pass through every millisecond the old one used and hand out the very same values. Three ways:
+# instant F while it works (IdgenTest's ids_first_round: each generator packs its values as
+# densely as it can, all from F on, and Snowflake ids run 195 ms ahead of the clock), and the new
+# primary starts its work just before its own clock reads F (50 ms), so that a new primary that
+# only followed its clock would pass through every millisecond the old one used and hand out the
+# very same values. Three ways:
 #   1. clocks equal: the standby runs on the primary's clock, which stood still through the
 #      failover, as if it had taken no time;
 #   2. the standby's clock 5 s behind the primary's (libfaketime), and the new primary's work
@@ -43,17 +44,6 @@ sub primary_with_backup {
     return $p;
 }
 
-# Round 1 on the primary, its clock standing still at F (a whole second, just ahead); returns F.
-sub first_round {
-    my ($p) = @_;
-    my $f = int(time) + 2;
-    freeze_clock($p, $f);
-    cmp_ok($p->safe_psql('postgres', 'SELECT extract(epoch FROM clock_timestamp())'), '==', $f,
-        $p->name . ': the clock stands at F');
-    ids_generate($p, 1, %work);
-    return $f;
-}
-
 my %found;
 
 # 1. Clocks equal.
@@ -61,7 +51,7 @@ my %found;
     my $p = primary_with_backup('primary_eq');
     my $s = idgen_standby($p, 'base', 'standby_eq', clock_of => $p);
     start_node($s);
-    my $f = first_round($p);
+    my $f = ids_first_round($p, %work);
     $p->wait_for_catchup($s);
     $p->stop('immediate');
     $s->promote;
@@ -78,7 +68,7 @@ my %found;
     start_node($s);
     my $lag = time - $s->safe_psql('postgres', 'SELECT extract(epoch FROM clock_timestamp())');
     ok($lag > 4.5 && $lag < 5.5, sprintf('the standby\'s clock is 5 s behind (%.2f s)', $lag));
-    my $f = first_round($p);
+    my $f = ids_first_round($p, %work);
     $p->wait_for_catchup($s);
     $p->stop('immediate');
     $s->promote;
@@ -101,7 +91,7 @@ my %found;
     $p->poll_query_until('postgres',
         q{SELECT sync_state = 'sync' FROM pg_stat_replication WHERE application_name = 'sync_standby'})
         or die 'the synchronous standby did not become synchronous';
-    my $f = first_round($p);
+    my $f = ids_first_round($p, %work);
     # No waiting: every commit returned once the synchronous standby had flushed it.
     $p->stop('immediate');
     $sync->promote;
