@@ -151,8 +151,8 @@ sub psql_retry {
 #   live:     $opt{live_rows} rows of snowflake_next('ids') (8192 nodes: 512 ids per ms, so a
 #             bulk statement runs ahead of the clock), uuid_v1(), unique_timestamp(),
 #             locality_uuid();
-#   backfill: the same $opt{history_rows} historical times every round (14% distinct, 5% in
-#             groups of ten, 1% on one microsecond), each with uuid_v1_at(ts),
+#   backfill: the same $opt{history_rows} historical times every round (70% on their own
+#             microsecond, 25% in groups of ten, 5% on one microsecond), each with uuid_v1_at(ts),
 #             uuid_v1_at(ts, '08:00:2b:01:02:03') and snowflake_at('ids', ts).
 # The tables replicate (or are dumped, or upgraded) with everything else, so the server that
 # generates round n holds rounds 1 .. n and counts duplicates itself.
