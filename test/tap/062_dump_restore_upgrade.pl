@@ -1,0 +1,56 @@
+# Moves: a database taken to a fresh server by pg_dump -Fc / pg_restore, and a cluster taken to
+# a fresh one by pg_upgrade (15 to 15), with the same settings (idgen preloaded, the same
+# idgen.node_id). In both, the new server backfills the same historical times again and makes
+# live ids: none of them may equal an id of the restored (or upgraded) rows.
+#
+# The same work and the same worst case as the failover test (060): the old server's clock
+# stands still at F while it works (IdgenTest's ids_first_round), and the new server starts its
+# work just before its own clock reads F.
+use strict;
+use warnings;
+use File::Spec;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IdgenTest;
+
+my %work = (live_rows => 100000, history_rows => 10000, db => 'app');
+my %found;
+
+my $old = idgen_node('old', node_id => 1, faketime => '+0', conf => "shared_buffers = 16MB\n");
+start_node($old);
+$old->safe_psql('postgres', 'CREATE DATABASE app');
+ids_setup($old, %work);
+my $f = ids_first_round($old, %work);
+
+# pg_dump -Fc, and pg_restore into a fresh server's new database.
+my $dump = $old->basedir . '/app.dump';
+$old->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $old->connstr('app') ], 'pg_dump -Fc of the database');
+my $restored = idgen_node('restored', node_id => 1, faketime => '+0', conf => "shared_buffers = 16MB\n");
+start_node($restored);
+$restored->safe_psql('postgres', 'CREATE DATABASE app');
+$restored->command_ok([ 'pg_restore', '-d', $restored->connstr('app'), $dump ], 'pg_restore into a fresh server');
+clock_reads($restored, $f - 0.3);
+ids_generate($restored, 2, %work, not_before => $f - 0.05);
+$found{'dump and restore'} = ids_check($restored, 2, 'pg_dump and pg_restore to a fresh server', %work);
+$restored->stop;
+
+# pg_upgrade from the old cluster (stopped) to a fresh one, both with idgen preloaded. It
+# starts both servers itself (on the real clock: nothing generates meanwhile), and writes its
+# logs and sockets where it runs: a directory of the test's own.
+$old->stop;
+my $upgraded = idgen_node('upgraded', node_id => 1, faketime => '+0', conf => "shared_buffers = 16MB\n");
+my $bindir = $old->config_data('--bindir');
+my $workdir = PostgreSQL::Test::Utils::tempdir_short;
+chdir $workdir or die "cannot enter $workdir: $!";
+command_ok([ 'pg_upgrade', '--no-sync', '-b', $bindir, '-B', $bindir,
+        '-d', $old->data_dir, '-D', $upgraded->data_dir, '-p', $old->port, '-P', $upgraded->port, '-s', $workdir ],
+    'pg_upgrade 15 to 15 into a fresh cluster');
+start_node($upgraded);
+clock_reads($upgraded, $f - 0.3);
+ids_generate($upgraded, 2, %work, not_before => $f - 0.05);
+$found{'pg_upgrade'} = ids_check($upgraded, 2, 'pg_upgrade to a fresh cluster', %work);
+$upgraded->stop;
+
+diag('duplicates found: ' . join(', ', map { "$_ $found{$_}" } sort keys %found));
+done_testing();
