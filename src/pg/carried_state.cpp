@@ -40,9 +40,9 @@ constexpr int kRowColumns = 5;
 // This backend's knowledge of its database's rows (one database per backend).
 static int64_t carried_horizon_us = 0;  // the horizon row's value when last seen
 static bool adoption_checked = false;
-// The table does not exist: the schema is older than 0.5.0 and this library serves it until
-// ALTER EXTENSION idgen UPDATE, whose first step saves the server's state into the new table.
-// Looked up once per session.
+// The table did not exist when last looked up: the schema is older than 0.5.0 and this library
+// serves it until ALTER EXTENSION idgen UPDATE, which saves the server's state into the new
+// table. Until then a session looks the table up again once per kReserveAheadUs of id time.
 static bool table_missing = false;
 
 static Oid extension_schema() {
@@ -60,13 +60,9 @@ static Oid extension_schema() {
 }
 
 static Relation open_table() {
-    if (table_missing) return nullptr;
     const Oid relid = get_relname_relid(kTable, extension_schema());
-    if (!OidIsValid(relid)) {
-        table_missing = true;
-        return nullptr;
-    }
-    return table_open(relid, AccessShareLock);
+    table_missing = !OidIsValid(relid);
+    return table_missing ? nullptr : table_open(relid, AccessShareLock);
 }
 
 static Row *row_of(Page page, OffsetNumber off) {
@@ -138,7 +134,7 @@ void ensure_carried_horizon(SharedState *s, int64_t end_unix_us, const char *wha
                  }),
                  what);
     if (table_missing) {
-        carried_horizon_us = INT64_MAX;  // nothing to carry until the update (see table_missing)
+        carried_horizon_us = target;  // nothing to carry until the update (see table_missing)
         return;
     }
     if (seen < end_unix_us)
@@ -253,6 +249,8 @@ Datum idgen_reserved_state_merge(PG_FUNCTION_ARGS) {
 Datum idgen_reserved_state_save(PG_FUNCTION_ARGS) {
     SharedState *s = shared_state_or_null();
     if (s == nullptr || RecoveryInProgress()) PG_RETURN_VOID();
+    carried_horizon_us = 0;  // this session may have served the schema without the table
+    adoption_checked = false;
     ensure_carried_horizon(s, static_cast<int64_t>(idgen::atomic_load(&s->horizon.durable_unix_us)), "CREATE EXTENSION idgen");
     LeaseTable table;
     LWLockAcquire(s->lease_lock, LW_SHARED);

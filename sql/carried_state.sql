@@ -1,0 +1,57 @@
+-- The state that travels with a database (the table reserved_state, which pg_dump includes and
+-- pg_upgrade carries) and the view idgen_state. The test server runs with idgen preloaded and
+-- idgen.node_id = 300. The moves themselves are tested in test/tap/062.
+SET timezone = 'UTC';
+
+-- A 0.4.0 schema kept its state only in the data directory; the update to 0.5.0 saves it into
+-- this database's rows: the horizon, and the lease counters of the spaces used.
+CREATE EXTENSION idgen VERSION '0.4.0';
+SELECT snowflake_create('carried', '2020-01-01 00:00:00+00', 512, backfill_nodes => 8);
+SELECT count(DISTINCT uuid_v1_at('2015-01-01 00:00:00+00')) AS uuids,
+       count(DISTINCT uuid_v1_at('2015-01-01 00:00:00+00', '08:00:2b:01:02:03')) AS given_node_uuids,
+       count(DISTINCT snowflake_at('carried', '2021-01-01 00:00:00+00')) AS snowflakes,
+       count(DISTINCT uuid_v1()) AS live_uuids
+FROM generate_series(1, 3);
+ALTER EXTENSION idgen UPDATE;
+SELECT count(*) AS rows FROM reserved_state;
+SELECT slot, kind, value >= 1 AS leased,
+       writer = (SELECT system_identifier FROM pg_control_system()) AS written_here
+FROM reserved_state WHERE slot > 0 AND kind <> 0 ORDER BY kind;
+SELECT to_timestamp(value / 1e6) > now() AS horizon_reserved_ahead,
+       writer = (SELECT system_identifier FROM pg_control_system()) AS written_here
+FROM reserved_state WHERE slot = 0;
+
+-- Generation keeps the horizon row ahead of every id of this database.
+SELECT snowflake_timestamp('carried', snowflake_next('carried')) < (SELECT to_timestamp(value / 1e6) FROM reserved_state WHERE slot = 0)
+    AS covered;
+
+-- Rows another cluster wrote (a restore loads them through the table's trigger): adopted at
+-- once, merged into the fixed rows, none added. A horizon 3 s ahead (more than the 1 s the
+-- server's own horizon reserves): ids follow it at once, ahead of the wall clock, without
+-- waiting for it.
+INSERT INTO reserved_state VALUES
+    (0, 0, 0, (extract(epoch FROM clock_timestamp() + interval '3 seconds') * 1e6)::bigint, 42),
+    (7, 3, 12345, 5, 42);
+SELECT count(*) AS rows FROM reserved_state;
+SELECT uuid_v1_timestamp(uuid_v1()) > clock_timestamp() + interval '2 seconds' AS uuid_v1_above_restored_horizon,
+       snowflake_timestamp('carried', snowflake_next('carried')) > clock_timestamp() + interval '2 seconds' AS snowflake_above;
+SELECT adopted_from, adopted_horizon > clock_timestamp() + interval '2 seconds' AS adopted_ahead,
+       lead > interval '2 seconds' AS runs_ahead
+FROM idgen_state WHERE generator = 'uuid_v1';
+SELECT kind, key, value, writer = (SELECT system_identifier FROM pg_control_system()) AS written_here
+FROM reserved_state WHERE key = 12345;
+
+-- The view: one row per generator, this server a primary.
+SELECT generator, role, durable_horizon IS NOT NULL AS has_horizon, horizon_lsn IS NOT NULL AS has_lsn,
+       namespaces_leased > 0 AS leased, failover_margin
+FROM idgen_state ORDER BY generator;
+-- Only idgen writes the table (it is not granted to PUBLIC).
+CREATE ROLE idgen_reader;
+SET ROLE idgen_reader;
+SELECT count(*) FROM reserved_state;
+SELECT count(*) FROM idgen_state;
+RESET ROLE;
+DROP ROLE idgen_reader;
+DROP EXTENSION idgen;
+-- The tests after this one want ids near the wall clock again.
+SELECT pg_sleep(4);
