@@ -6,6 +6,7 @@
 #include "../core/snowflake.hpp"
 #include "../core/unique_timestamp.hpp"
 #include "../core/uuid_v1_clock.hpp"
+#include "carried_state.hpp"
 #include "convert.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -89,6 +90,9 @@ Datum idgen_state(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     SharedState *s = shared_state_or_null();
     if (s == nullptr) PG_RETURN_VOID();
+    // Reading the view in a database moved here by pg_upgrade adopts its carried state, so an
+    // administrator can have every database's state taken over before clients connect.
+    if (!RecoveryInProgress()) adopt_carried_state_once(s);
 
     LWLockAcquire(s->horizon_lock, LW_SHARED);
     const XLogRecPtr lsn = s->horizon_written_lsn;
