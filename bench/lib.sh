@@ -32,6 +32,12 @@ pgbench_tps() {
     echo "$tps"
 }
 
+# Before a pgbench run of the pgbench or latency section: the INSERT tables emptied and a
+# checkpoint taken, so every run starts alike.
+pgbench_reset() {
+    "${PSQL[@]}" -o /dev/null -c 'SELECT bench_pgbench_reset()' -c 'CHECKPOINT'
+}
+
 # Records a failed measurement (SECTION, item NAME, MESSAGE) for the report, and says so.
 record_error() {
     echo "    $2: FAILED: $3"
@@ -62,15 +68,18 @@ round_order() {
 }
 
 # A psql -A result (tab-separated, header line first) as an aligned Markdown table; ALIGN
-# has one letter per column, l or r.
+# has one letter per column, l or r. Widths count characters, not bytes (UTF-8: a header's µ).
 md_table() {
     awk -F'\t' -v align="$1" '
-        { rows[NR] = $0; for (i = 1; i <= NF; i++) if (length($i) > w[i]) w[i] = length($i); if (NF > nf) nf = NF }
+        function width(s) { gsub(/[\200-\277]/, "", s); return length(s) }
+        { rows[NR] = $0; for (i = 1; i <= NF; i++) if (width($i) > w[i]) w[i] = width($i); if (NF > nf) nf = NF }
         END {
             for (r = 1; r <= NR; r++) {
                 split(rows[r], f, "\t"); line = "|"
-                for (i = 1; i <= nf; i++)
-                    line = line " " sprintf(substr(align, i, 1) == "r" ? "%*s" : "%-*s", w[i], f[i]) " |"
+                for (i = 1; i <= nf; i++) {
+                    fill = sprintf("%*s", w[i] - width(f[i]), "")
+                    line = line " " (substr(align, i, 1) == "r" ? fill f[i] : f[i] fill) " |"
+                }
                 print line
                 if (r > 1) continue
                 line = "|"

@@ -54,8 +54,7 @@ measure_scaling() {
 }
 
 # pgbench: every script of pgbench.tsv for PGBENCH_SECONDS, forward in odd rounds and backward
-# in even ones, so neighbours alternate which runs first. Before each run the INSERT tables are
-# emptied and a checkpoint taken, so every run starts alike.
+# in even ones, so neighbours alternate which runs first. Each run starts alike (pgbench_reset).
 measure_pgbench() {
     local -A names=()
     local ords=() r ord tps
@@ -64,7 +63,7 @@ measure_pgbench() {
     for ((r = 1; r <= PGBENCH_ROUNDS; r++)); do
         echo "  round $r of $PGBENCH_ROUNDS"
         for ord in $(round_order "$r" "${ords[@]}"); do
-            "${PSQL[@]}" -o /dev/null -c 'SELECT bench_pgbench_reset()' -c 'CHECKPOINT'
+            pgbench_reset
             if ! tps=$(pgbench_tps -n -M prepared -c "$PGBENCH_CLIENTS" -j "$PGBENCH_THREADS" -T "$PGBENCH_SECONDS" \
                        -f "$RUN_DIR/pgbench-$ord.sql"); then
                 record_error pgbench "${names[$ord]}" "$tps"
@@ -73,6 +72,37 @@ measure_pgbench() {
             printf '    %-28s %12.0f tps\n' "${names[$ord]}" "$tps"
             echo "$r $ord $tps" | "${PSQL[@]}" -c "\\copy bench_pgbench_results (round, script_ord, tps) FROM STDIN DELIMITER ' '"
         done
+    done
+}
+
+# Latency: every script of latency.tsv for LATENCY_SECONDS, one after another, by
+# LATENCY_CLIENTS clients with a thread each (pgbench -M prepared), each run starting alike
+# (pgbench_reset) and logging every transaction (pgbench -l, one file per thread). A log line
+# is "client transaction latency script epoch µs" with the latency in µs (a word instead for a
+# failed transaction: stored as NULL); the latencies go to bench_latency_samples, where
+# report.sql takes their percentiles.
+measure_latency() {
+    local -A names=()
+    local ords=() ord tps log
+    write_scripts latency 'SELECT ord, name, statement FROM bench_latency_scripts WHERE unavailable IS NULL ORDER BY ord' names ords
+    say "Latency: ${#ords[@]} scripts, -c $LATENCY_CLIENTS -j $LATENCY_CLIENTS -T $LATENCY_SECONDS each, every transaction logged"
+    for ord in "${ords[@]}"; do
+        log=$RUN_DIR/latency-log-$ord
+        pgbench_reset
+        if ! tps=$(pgbench_tps -n -M prepared -c "$LATENCY_CLIENTS" -j "$LATENCY_CLIENTS" -T "$LATENCY_SECONDS" \
+                   -l --log-prefix="$log" -f "$RUN_DIR/latency-$ord.sql"); then
+            record_error latency "${names[$ord]}" "$tps"
+            rm -f "$log".*
+            continue
+        fi
+        awk -v ord="$ord" '{ print ord, $1, ($3 ~ /^[0-9]+$/ ? $3 : "\\N") }' "$log".* |
+            "${PSQL[@]}" -c "\\copy bench_latency_samples (script_ord, client, us) FROM STDIN DELIMITER ' '"
+        rm -f "$log".*
+        echo "$ord $tps" | "${PSQL[@]}" -c "\\copy bench_latency_results (script_ord, tps) FROM STDIN DELIMITER ' '"
+        "${PSQL[@]}" -At -c "SELECT format('    %-28s %12s tps, %s transactions logged', s.name, round(r.tps),
+                                   (SELECT count(*) FROM bench_latency_samples WHERE script_ord = s.ord))
+                            FROM bench_latency_scripts s JOIN bench_latency_results r ON r.script_ord = s.ord
+                            WHERE s.ord = $ord"
     done
 }
 

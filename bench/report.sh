@@ -71,7 +71,8 @@ md_environment() {
          "snowflake_next waits for it by design. Each session that calls snowflake_at takes one of the reserved" \
          "node ids for good, and the benchmark opens about 95 such sessions (setup.sql)."
     echo "- run: $(thousands "$N") rows per bulk query, $ROUNDS rounds (+1 warm-up) of the cost cases, $SCALING_ROUNDS of scaling" \
-         "($CLIENTS clients), $PGBENCH_ROUNDS of pgbench ($PGBENCH_SECONDS s each), $BACKFILL_ROUNDS of the backfill" \
+         "($CLIENTS clients), $PGBENCH_ROUNDS of pgbench ($PGBENCH_SECONDS s each), latency $LATENCY_SECONDS s per script," \
+         "$BACKFILL_ROUNDS of the backfill" \
          "and keys ($(thousands "$BACKFILL_ROWS") rows); memory on $(thousands "$MEMORY_ROWS") rows; $(date -u '+%Y-%m-%d %H:%M UTC');" \
          "took $((SECONDS / 60)) min $((SECONDS % 60)) s ($SECTION_TIMES)"
 }
@@ -127,6 +128,18 @@ write_report() {
              "CHECKPOINT taken before every run."
         echo
         md_view bench_pgbench_table llrrl
+        echo
+        echo "## Latency: the tail of one statement per transaction"
+        echo
+        echo "pgbench -n -M prepared -c $LATENCY_CLIENTS -j $LATENCY_CLIENTS -T $LATENCY_SECONDS per script, one after another in" \
+             "this run, every transaction logged (pgbench -l: its latency in µs, from sending the statement to" \
+             "receiving the result); percentiles of all the run's transactions (bench/latency.tsv). The INSERT" \
+             "tables are emptied and a CHECKPOINT taken before every run. idgen moves its durable horizon about" \
+             "once per second of id time: the backend that crosses it writes and fsyncs the horizon file and" \
+             "flushes its WAL record while the others that reach it wait, so p99.9 and max are where that would show." \
+             "$LATENCY_CLIENTS clients and $LATENCY_CLIENTS pgbench threads share $(nproc) CPUs: the tail also holds waits for a CPU."
+        echo
+        md_view bench_latency_table llrrrrrrl
         echo
         echo "## Backfill: UPDATE of $(thousands "$BACKFILL_ROWS") rows"
         echo

@@ -1,6 +1,7 @@
--- bench/report.sql: turns the raw measurements of the cost, scaling and pgbench sections
--- (bench_results, bench_scaling_results, bench_pgbench_results) into the tables of the report
--- (views bench_table, bench_scaling_table, bench_pgbench_table) and the data of its charts, so
+-- bench/report.sql: turns the raw measurements of the cost, scaling, pgbench and latency sections
+-- (bench_results, bench_scaling_results, bench_pgbench_results, bench_latency_results and
+-- bench_latency_samples) into the tables of the report (views bench_table, bench_scaling_table,
+-- bench_pgbench_table, bench_latency_table) and the data of its charts, so
 -- every number in the report comes from this run. report_backfill.sql and report_targets.sql
 -- follow. psql variables: n (rows per query), ref_case (the case of the cost table's last
 -- column).
@@ -105,4 +106,33 @@ SELECT s.name AS "script",
        bench_fmt(s.lo) || '..' || bench_fmt(s.hi) AS "spread (min..max)",
        bench_ratio(s.tps / a.tps) || ' ' || s.anchor AS "x anchor"
 FROM bench_pgbench_stats s LEFT JOIN bench_pgbench_stats a ON a.name = NULLIF(s.anchor, '')
+ORDER BY s.ord;
+
+-- Latency section: per script of latency.tsv, its transactions (failed ones have no latency),
+-- pgbench's tps and the percentiles of the latencies in µs (percentile_disc: latencies that
+-- some transaction had). Materialized: the millions of samples are sorted once, not at every
+-- use (the table, its anchor column, the targets).
+CREATE MATERIALIZED VIEW bench_latency_stats AS
+WITH agg AS (
+    SELECT s.ord, s.name, s.statement, s.anchor, r.tps, count(*) AS transactions,
+           count(*) - count(l.us) AS failed, max(l.us) AS max,
+           percentile_disc(ARRAY[0.5, 0.99, 0.999]) WITHIN GROUP (ORDER BY l.us) AS p
+    FROM bench_latency_scripts s
+    JOIN bench_latency_results r ON r.script_ord = s.ord
+    JOIN bench_latency_samples l ON l.script_ord = s.ord
+    GROUP BY s.ord, s.name, s.statement, s.anchor, r.tps
+)
+SELECT ord, name, statement, anchor, tps, transactions, failed, p[1] AS p50, p[2] AS p99, p[3] AS p999, max
+FROM agg;
+
+CREATE VIEW bench_latency_table AS
+SELECT s.name AS "script",
+       '`' || s.statement || '`' AS "statement",
+       bench_fmt(s.transactions) || CASE WHEN s.failed > 0 THEN ' (' || s.failed || ' failed)' ELSE '' END
+           AS "transactions",
+       bench_fmt(s.tps) AS "tps",
+       bench_fmt(s.p50) AS "p50 µs", bench_fmt(s.p99) AS "p99 µs", bench_fmt(s.p999) AS "p99.9 µs",
+       bench_fmt(s.max) AS "max µs",
+       bench_ratio(s.p999::float8 / a.p999) || ' ' || s.anchor AS "p99.9 x anchor"
+FROM bench_latency_stats s LEFT JOIN bench_latency_stats a ON a.name = NULLIF(s.anchor, '')
 ORDER BY s.ord;

@@ -16,6 +16,8 @@ WHERE c.unavailable IS NOT NULL OR EXISTS (SELECT FROM bench_results r WHERE r.n
 UNION ALL
 SELECT 'pgbench', name, unavailable FROM bench_pgbench_scripts WHERE unavailable IS NOT NULL
 UNION ALL
+SELECT 'latency', name, unavailable FROM bench_latency_scripts WHERE unavailable IS NOT NULL
+UNION ALL
 SELECT 'backfill', name, unavailable FROM bench_backfill_cases WHERE unavailable IS NOT NULL
 UNION ALL
 SELECT 'keys', name, unavailable FROM bench_key_cases WHERE unavailable IS NOT NULL
@@ -32,10 +34,10 @@ WITH t AS (
 ), v AS (
     SELECT t.*,
            CASE t.metric WHEN 'net' THEN a.net WHEN 'whole' THEN a.median
-                         WHEN 'scaling' THEN sa.ids WHEN 'tps' THEN pa.tps
+                         WHEN 'scaling' THEN sa.ids WHEN 'tps' THEN pa.tps WHEN 'p99.9' THEN la.p999
                          WHEN 'update' THEN ua.seconds WHEN 'parallel' THEN qa.seconds END AS va,
            CASE t.metric WHEN 'net' THEN b.net WHEN 'whole' THEN b.median
-                         WHEN 'scaling' THEN sb.ids WHEN 'tps' THEN pb.tps
+                         WHEN 'scaling' THEN sb.ids WHEN 'tps' THEN pb.tps WHEN 'p99.9' THEN lb.p999
                          WHEN 'update' THEN ub.seconds WHEN 'parallel' THEN ub.seconds END AS vb
     FROM t
     LEFT JOIN bench_stats a ON a.name = t.case_a
@@ -44,6 +46,8 @@ WITH t AS (
     LEFT JOIN bench_scaling_stats sb ON sb.name = t.case_b AND sb.clients = 1
     LEFT JOIN bench_pgbench_stats pa ON pa.name = t.case_a
     LEFT JOIN bench_pgbench_stats pb ON pb.name = t.case_b
+    LEFT JOIN bench_latency_stats la ON la.name = t.case_a
+    LEFT JOIN bench_latency_stats lb ON lb.name = t.case_b
     LEFT JOIN bench_backfill_stats ua ON ua.name = t.case_a AND ua.sessions = 1
     LEFT JOIN bench_backfill_stats ub ON ub.name = t.case_b AND ub.sessions = 1
     LEFT JOIN bench_backfill_stats qa ON qa.name = t.case_a AND qa.sessions = :sessions
@@ -64,7 +68,7 @@ SELECT CASE result WHEN 'NOT met' THEN '**NOT met**' ELSE result END AS result,
        case_b || CASE metric WHEN 'scaling' THEN ', 1 client' WHEN 'parallel' THEN ', 1 session' ELSE '' END
               || ': ' || coalesce(bench_fmt(vb), '?') AS "B",
        CASE metric WHEN 'net' THEN 'net ns/call' WHEN 'whole' THEN 'ns/call' WHEN 'scaling' THEN 'ids/s'
-                   WHEN 'tps' THEN 'pgbench tps' ELSE 'UPDATE s' END AS metric,
+                   WHEN 'tps' THEN 'pgbench tps' WHEN 'p99.9' THEN 'p99.9 latency µs' ELSE 'UPDATE s' END AS metric,
        bench_ratio(ratio) AS "A/B", bound AS "limit",
        CASE result
            WHEN 'met' THEN ''

@@ -91,7 +91,7 @@ CREATE TABLE bench_ids AS
 VACUUM (ANALYZE) bench_ids;
 
 -- What bench/run measures (loaded from cases.tsv, scaling.tsv, pgbench.tsv, backfill.tsv,
--- keys.tsv and targets.tsv). "unavailable" is set by bench_check before the first round: the
+-- latency.tsv, keys.tsv and targets.tsv). "unavailable" is set by bench_check before the first round: the
 -- reason an item cannot run on this server (say, a function of a newer idgen); such items are
 -- skipped and listed in the report.
 CREATE TABLE bench_cases (
@@ -99,6 +99,8 @@ CREATE TABLE bench_cases (
     baseline text, twin text, kind text NOT NULL, unavailable text);
 CREATE TABLE bench_scaling_cases (ord serial, name text PRIMARY KEY REFERENCES bench_cases (name));
 CREATE TABLE bench_pgbench_scripts (
+    ord serial, name text PRIMARY KEY, statement text NOT NULL, anchor text, unavailable text);
+CREATE TABLE bench_latency_scripts (
     ord serial, name text PRIMARY KEY, statement text NOT NULL, anchor text, unavailable text);
 CREATE TABLE bench_backfill_cases (
     ord serial, name text PRIMARY KEY, idtype text NOT NULL, expr text NOT NULL,
@@ -109,7 +111,7 @@ CREATE TABLE bench_key_cases (
     unavailable text);
 CREATE TABLE bench_targets (
     ord serial, description text NOT NULL, case_a text NOT NULL, case_b text NOT NULL,
-    metric text NOT NULL CHECK (metric IN ('net', 'whole', 'scaling', 'tps', 'update', 'parallel')),
+    metric text NOT NULL CHECK (metric IN ('net', 'whole', 'scaling', 'tps', 'p99.9', 'update', 'parallel')),
     bound text NOT NULL CHECK (bound ~ '^(<=|>=|<|>) *[0-9]+(\.[0-9]+)?$'),
     why_not text);
 
@@ -119,6 +121,11 @@ CREATE TABLE bench_results (round int, name text, ns bigint, counted bigint, err
 CREATE TABLE bench_scaling_results (round int, case_ord int, clients int, tps float8);
 -- pgbench section: tps per round and script.
 CREATE TABLE bench_pgbench_results (round int, script_ord int, tps float8);
+-- Latency section: pgbench's tps per script, and every transaction's latency in microseconds
+-- from its per-transaction log (NULL: a failed transaction). Unlogged: millions of rows that
+-- need no WAL, and the CHECKPOINT before each run does not write them out.
+CREATE TABLE bench_latency_results (script_ord int, tps float8);
+CREATE UNLOGGED TABLE bench_latency_samples (script_ord int, client int, us bigint);
 -- Backfill: wall seconds of the UPDATE of the whole table by 1 session, or by several at once.
 CREATE TABLE bench_backfill_results (round int, case_ord int, sessions int, seconds float8);
 -- Keys: one INSERT of many generated keys into a table with a primary key.
@@ -147,6 +154,7 @@ CREATE FUNCTION bench_check_all() RETURNS void LANGUAGE sql AS $$
     UPDATE bench_cases
     SET unavailable = bench_check(format('SELECT count(%s) FROM %s', expr, replace(source, '{N}', '1')));
     UPDATE bench_pgbench_scripts SET unavailable = bench_check(rtrim(statement, ';'));
+    UPDATE bench_latency_scripts SET unavailable = bench_check(rtrim(statement, ';'));
     UPDATE bench_backfill_cases SET unavailable = bench_check(format('SELECT %s FROM bench_events_template', expr));
     UPDATE bench_key_cases
     SET unavailable = bench_check(format('SELECT %s FROM %s', expr, replace(source, '{ROWS}', '1')));
