@@ -107,6 +107,14 @@ DROP TABLE old_events;
 SELECT snowflake_drop('events');
 
 \echo
+\echo '14. What a DBA reads first after a failover (idgen_state): this server''s role, the durable'
+\echo '    horizon every id stays under and the WAL position that made it durable, how far each'
+\echo '    generator runs ahead of the wall clock, waits and errors. The same state travels in WAL to'
+\echo '    standbys (which refuse to generate, 25006) and in the table reserved_state through pg_dump:'
+SELECT generator, role, durable_horizon, horizon_lsn, lead, waits, clock_errors, namespaces_leased
+FROM idgen_state;
+
+\echo
 \echo 'Every function, with its description (\\df+ shows the same):'
 SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') AS description
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
