@@ -1,5 +1,5 @@
 // Definition lookup through SPI, slot allocation under the shared lock, and release of the
-// slots of dropped sequencers at commit.
+// slots of dropped sequencers when their drop commits.
 #include "sequencer_registry.hpp"
 
 #include "convert.hpp"
@@ -144,25 +144,62 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
     return slot;
 }
 
-// Keys of the sequencers dropped by the current transaction, in TopTransactionContext.
+// Releases queued by snowflake_drop in the current transaction, in TopTransactionContext,
+// each with the subtransaction it belongs to. A release follows its drop's fate, as core's
+// ON COMMIT actions do (AtEOSubXact_on_commit_actions): when that subtransaction aborts
+// (ROLLBACK TO SAVEPOINT, a PL/pgSQL EXCEPTION block catching an error) the drop is undone
+// and the release is discarded; when it commits, the release is handed to its parent; at
+// top-level commit what is left is carried out.
+struct PendingRelease {
+    SequencerKey key;
+    SubTransactionId subxact;
+};
 static List *pending_releases = NIL;
 
 void release_sequencer_at_commit(Oid table, int64 definition_id) {
     MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
-    SequencerKey *key = static_cast<SequencerKey *>(palloc(sizeof(SequencerKey)));
-    *key = SequencerKey{MyDatabaseId, table, definition_id};
-    pending_releases = lappend(pending_releases, key);
+    PendingRelease *release = static_cast<PendingRelease *>(palloc(sizeof(PendingRelease)));
+    *release = PendingRelease{SequencerKey{MyDatabaseId, table, definition_id}, GetCurrentSubTransactionId()};
+    pending_releases = lappend(pending_releases, release);
     MemoryContextSwitchTo(old);
 }
 
+static void follow_subtransaction(SubXactEvent event, SubTransactionId subxact, SubTransactionId parent,
+                                  void *) {
+    if (event != SUBXACT_EVENT_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB) return;
+    ListCell *lc;
+    foreach (lc, pending_releases) {
+        PendingRelease *release = static_cast<PendingRelease *>(lfirst(lc));
+        if (release->subxact != subxact) continue;
+        if (event == SUBXACT_EVENT_COMMIT_SUB) {
+            release->subxact = parent;
+        } else {
+            pending_releases = foreach_delete_current(pending_releases, lc);
+            pfree(release);
+        }
+    }
+}
+
 static void release_pending(XactEvent event, void *) {
+    // Prepared transactions: the drop would take effect at COMMIT PREPARED, which may run in
+    // another session or after a restart, and PostgreSQL 15 calls no callback of an extension
+    // there (two-phase resource managers are a fixed table in core). Released at PREPARE, the
+    // sequencer would be dead after ROLLBACK PREPARED; never released, its slot would keep
+    // ids that a re-created sequencer must start above out of released_bound_us, so the new
+    // one could repeat them. So, as core does for temporary objects, PREPARE is refused; the
+    // error aborts the transaction and with it the drop.
+    if (event == XACT_EVENT_PRE_PREPARE && pending_releases != NIL)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("cannot PREPARE a transaction that dropped a Snowflake sequencer"),
+                        errhint("Drop Snowflake sequencers in a transaction that commits without "
+                                "PREPARE TRANSACTION.")));
     if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT) {
         SharedState *s = shared_state_or_null();
         if (s != nullptr && pending_releases != NIL) {
             LWLockAcquire(s->lock, LW_EXCLUSIVE);
             ListCell *lc;
             foreach (lc, pending_releases) {
-                const SequencerKey key = *static_cast<SequencerKey *>(lfirst(lc));
+                const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
                 s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
                 if (SequencerSlot *slot = find_slot_locked(s, key)) {
                     const int64_t bound = snowflake::issued_bound_unix_us(slot->layout, slot->clock);
@@ -174,13 +211,14 @@ static void release_pending(XactEvent event, void *) {
             LWLockRelease(s->lock);
         }
     }
-    if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+    if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE ||
         event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
         pending_releases = NIL;  // the list itself goes with TopTransactionContext
 }
 
 void register_sequencer_callbacks() {
     RegisterXactCallback(release_pending, nullptr);
+    RegisterSubXactCallback(follow_subtransaction, nullptr);
 }
 
 }  // namespace idgen::pg
