@@ -147,4 +147,21 @@ Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_u
     return out;
 }
 
+Next next_in_generation(LogicalClock *clock, const uint64_t *generation, uint64_t bound_generation,
+                        const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
+                        Status *error) noexcept {
+    Next out = next(clock, layout, node, now_unix_us, max_lead_ms, error);
+    if (out.kind == Next::Kind::issued && atomic_load(generation) != bound_generation) {
+        out = Next{};
+        out.kind = Next::Kind::retired;
+    }
+    return out;
+}
+
+int64_t retire(LogicalClock *clock, uint64_t *generation, const Layout &layout) noexcept {
+    const int64_t bound = issued_bound_unix_us(layout, *clock);
+    atomic_fetch_add(generation, 1);
+    return bound;
+}
+
 }  // namespace idgen::snowflake

@@ -202,10 +202,9 @@ static void release_pending(XactEvent event, void *) {
                 const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
                 s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
                 if (SequencerSlot *slot = find_slot_locked(s, key)) {
-                    const int64_t bound = snowflake::issued_bound_unix_us(slot->layout, slot->clock);
+                    const int64_t bound = snowflake::retire(&slot->clock, &slot->generation, slot->layout);
                     if (bound > s->released_bound_us) s->released_bound_us = bound;
                     slot->key = SequencerKey{InvalidOid, InvalidOid, 0};
-                    atomic_fetch_add(&slot->generation, 1);
                 }
             }
             LWLockRelease(s->lock);
