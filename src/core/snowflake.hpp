@@ -89,8 +89,10 @@ Next next_in_generation(LogicalClock *clock, const uint64_t *generation, uint64_
                         const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
                         Status *error) noexcept;
 
-// Retires a clock: changes *generation and returns a Unix time at or after the end of every
-// id that next_in_generation has handed out or will still hand out under the old generation.
+// Retires a clock: changes *generation, then returns a Unix time at or after the end of every
+// id that next_in_generation has handed out or will still hand out under the old generation
+// (the argument is beside the code). Whoever gives the clock to a new sequencer must start it
+// at or above that bound.
 int64_t retire(LogicalClock *clock, uint64_t *generation, const Layout &layout) noexcept;
 
 // Retrospective ids (snowflake_at): namespace `lease` is reserved node id

@@ -202,6 +202,9 @@ static void release_pending(XactEvent event, void *) {
                 const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
                 s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
                 if (SequencerSlot *slot = find_slot_locked(s, key)) {
+                    // retire() changes the generation before it takes the bound, so a draw in
+                    // flight in another backend either lies within the bound or is dropped by
+                    // that backend's check after its draw (the argument is in snowflake.cpp).
                     const int64_t bound = snowflake::retire(&slot->clock, &slot->generation, slot->layout);
                     if (bound > s->released_bound_us) s->released_bound_us = bound;
                     slot->key = SequencerKey{InvalidOid, InvalidOid, 0};
