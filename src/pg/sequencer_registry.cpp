@@ -180,6 +180,39 @@ static void follow_subtransaction(SubXactEvent event, SubTransactionId subxact, 
     }
 }
 
+// Retires the slots of the sequencers in pending_releases and remembers their keys as dropped,
+// so that no backend binds them again (under the exclusive lock).
+static void retire_pending_locked(SharedState *s) {
+    ListCell *lc;
+    foreach (lc, pending_releases) {
+        const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
+        s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
+        if (SequencerSlot *slot = find_slot_locked(s, key)) {
+            // retire() changes the generation before it takes the bound, so a draw in flight in
+            // another backend either lies within the bound or is dropped by that backend's check
+            // after its draw (the argument is in snowflake.cpp).
+            const int64_t bound = snowflake::retire(&slot->clock, &slot->generation, slot->layout);
+            if (bound > s->released_bound_us) s->released_bound_us = bound;
+            slot->key = SequencerKey{InvalidOid, InvalidOid, 0};
+        }
+    }
+}
+
+// The transaction failed after its slots were retired: its sequencers were not dropped after
+// all. Forgetting their keys lets them bind a fresh slot, which starts above released_bound_us
+// and so above every id of the retired one.
+static void forget_pending_locked(SharedState *s) {
+    const uint32 n = s->dropped_count < kDroppedRemembered ? s->dropped_count : kDroppedRemembered;
+    ListCell *lc;
+    foreach (lc, pending_releases) {
+        const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
+        for (uint32 i = 0; i < n; i++)
+            if (s->dropped[i] == key) s->dropped[i] = SequencerKey{InvalidOid, InvalidOid, 0};
+    }
+}
+
+static bool retired_at_pre_commit = false;
+
 static void release_pending(XactEvent event, void *) {
     // Prepared transactions: the drop would take effect at COMMIT PREPARED, which may run in
     // another session or after a restart, and PostgreSQL 15 calls no callback of an extension
@@ -193,29 +226,31 @@ static void release_pending(XactEvent event, void *) {
                         errmsg("cannot PREPARE a transaction that dropped a Snowflake sequencer"),
                         errhint("Drop Snowflake sequencers in a transaction that commits without "
                                 "PREPARE TRANSACTION.")));
-    if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT) {
-        SharedState *s = shared_state_or_null();
-        if (s != nullptr && pending_releases != NIL) {
-            LWLockAcquire(s->lock, LW_EXCLUSIVE);
-            ListCell *lc;
-            foreach (lc, pending_releases) {
-                const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
-                s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
-                if (SequencerSlot *slot = find_slot_locked(s, key)) {
-                    // retire() changes the generation before it takes the bound, so a draw in
-                    // flight in another backend either lies within the bound or is dropped by
-                    // that backend's check after its draw (the argument is in snowflake.cpp).
-                    const int64_t bound = snowflake::retire(&slot->clock, &slot->generation, slot->layout);
-                    if (bound > s->released_bound_us) s->released_bound_us = bound;
-                    slot->key = SequencerKey{InvalidOid, InvalidOid, 0};
-                }
-            }
-            LWLockRelease(s->lock);
-        }
+    // The slots are retired before the commit becomes visible, not after: XACT_EVENT_COMMIT
+    // comes after other sessions can see the drop, and so the sequencer re-created in the same
+    // transaction, and one of them could give the new sequencer a slot above a released bound
+    // that does not cover the old slot yet, while the old slot still issues ids on this node
+    // (test/tap/014). Retiring early is safe whatever follows: if the transaction still fails
+    // after this point (a serialization failure at commit), its keys are forgotten again and
+    // the sequencers bind fresh slots above the bound.
+    SharedState *s = shared_state_or_null();
+    if (event == XACT_EVENT_PRE_COMMIT && s != nullptr && pending_releases != NIL) {
+        LWLockAcquire(s->lock, LW_EXCLUSIVE);
+        retire_pending_locked(s);
+        LWLockRelease(s->lock);
+        retired_at_pre_commit = true;
+    }
+    if ((event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) && retired_at_pre_commit &&
+        s != nullptr) {
+        LWLockAcquire(s->lock, LW_EXCLUSIVE);
+        forget_pending_locked(s);
+        LWLockRelease(s->lock);
     }
     if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE ||
-        event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+        event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) {
         pending_releases = NIL;  // the list itself goes with TopTransactionContext
+        retired_at_pre_commit = false;
+    }
 }
 
 void register_sequencer_callbacks() {
