@@ -60,8 +60,11 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
 
     SPI_connect();
     // Not read-only: in READ COMMITTED that takes a fresh snapshot, so a drop committed while
-    // this statement runs is seen at once.
-    if (SPI_execute_with_args(query, 1, argtypes, values, nullptr, false, 1) != SPI_OK_SELECT)
+    // this statement runs is seen at once. Except in parallel mode (a parallel worker running a
+    // decoder, or the leader of a parallel plan running a generator above its Gather), where a
+    // new command may not start: the statement's snapshot is read, and a drop committed since
+    // is seen by the slot's generation instead (snowflake_next then fails with 42704).
+    if (SPI_execute_with_args(query, 1, argtypes, values, nullptr, IsInParallelMode(), 1) != SPI_OK_SELECT)
         elog(ERROR, "idgen: looking up a Snowflake sequencer failed");
     if (SPI_processed == 0)
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
