@@ -67,7 +67,7 @@ int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept;
 int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) noexcept;
 
 struct Next {
-    enum class Kind { issued, wait, failed };
+    enum class Kind { issued, wait, failed, retired };
     Kind kind;
     int64_t id;           // issued
     int64_t unix_ms;      // issued: the id's millisecond
@@ -80,6 +80,23 @@ struct Next {
 // (not_attached), the time field is used up (exhausted).
 Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
           int64_t max_lead_ms, Status *error) noexcept;
+
+// A sequencer's clock in shared memory can be retired (the sequencer dropped) while other
+// processes draw from it. `generation` is a word that changes when the clock is retired (and
+// again when it is given to a new sequencer); a drawer reads it when it binds to the clock.
+//
+// next_in_generation draws like next(), but hands the id out only while *generation still
+// equals `bound_generation`, the value the caller bound with; otherwise kind is `retired`
+// (the position is lost; bind again).
+Next next_in_generation(LogicalClock *clock, const uint64_t *generation, uint64_t bound_generation,
+                        const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
+                        Status *error) noexcept;
+
+// Retires a clock: changes *generation, then returns a Unix time at or after the end of every
+// id that next_in_generation has handed out or will still hand out under the old generation
+// (the argument is beside the code). Whoever gives the clock to a new sequencer must start it
+// at or above that bound.
+int64_t retire(LogicalClock *clock, uint64_t *generation, const Layout &layout) noexcept;
 
 // Retrospective ids (snowflake_at): namespace `lease` is reserved node id
 // max_nodes - backfill_nodes + lease, so the namespaces of one session come in increasing node

@@ -1,5 +1,5 @@
 // Definition lookup through SPI, slot allocation under slot_lock, and release of the
-// slots of dropped sequencers at commit.
+// slots of dropped sequencers when their drop commits.
 #include "sequencer_registry.hpp"
 
 #include "convert.hpp"
@@ -60,8 +60,11 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
 
     SPI_connect();
     // Not read-only: in READ COMMITTED that takes a fresh snapshot, so a drop committed while
-    // this statement runs is seen at once.
-    if (SPI_execute_with_args(query, 1, argtypes, values, nullptr, false, 1) != SPI_OK_SELECT)
+    // this statement runs is seen at once. Except in parallel mode (a parallel worker running a
+    // decoder, or the leader of a parallel plan running a generator above its Gather), where a
+    // new command may not start: the statement's snapshot is read, and a drop committed since
+    // is seen by the slot's generation instead (snowflake_next then fails with 42704).
+    if (SPI_execute_with_args(query, 1, argtypes, values, nullptr, IsInParallelMode(), 1) != SPI_OK_SELECT)
         elog(ERROR, "idgen: looking up a Snowflake sequencer failed");
     if (SPI_processed == 0)
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -144,43 +147,118 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
     return slot;
 }
 
-// Keys of the sequencers dropped by the current transaction, in TopTransactionContext.
+// Releases queued by snowflake_drop in the current transaction, in TopTransactionContext,
+// each with the subtransaction it belongs to. A release follows its drop's fate, as core's
+// ON COMMIT actions do (AtEOSubXact_on_commit_actions): when that subtransaction aborts
+// (ROLLBACK TO SAVEPOINT, a PL/pgSQL EXCEPTION block catching an error) the drop is undone
+// and the release is discarded; when it commits, the release is handed to its parent; at
+// top-level commit what is left is carried out.
+struct PendingRelease {
+    SequencerKey key;
+    SubTransactionId subxact;
+};
 static List *pending_releases = NIL;
 
 void release_sequencer_at_commit(Oid table, int64 definition_id) {
     MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
-    SequencerKey *key = static_cast<SequencerKey *>(palloc(sizeof(SequencerKey)));
-    *key = SequencerKey{MyDatabaseId, table, definition_id};
-    pending_releases = lappend(pending_releases, key);
+    PendingRelease *release = static_cast<PendingRelease *>(palloc(sizeof(PendingRelease)));
+    *release = PendingRelease{SequencerKey{MyDatabaseId, table, definition_id}, GetCurrentSubTransactionId()};
+    pending_releases = lappend(pending_releases, release);
     MemoryContextSwitchTo(old);
 }
 
-static void release_pending(XactEvent event, void *) {
-    if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT) {
-        SharedState *s = shared_state_or_null();
-        if (s != nullptr && pending_releases != NIL) {
-            LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
-            ListCell *lc;
-            foreach (lc, pending_releases) {
-                const SequencerKey key = *static_cast<SequencerKey *>(lfirst(lc));
-                s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
-                if (SequencerSlot *slot = find_slot_locked(s, key)) {
-                    const int64_t bound = snowflake::issued_bound_unix_us(slot->layout, slot->clock);
-                    if (bound > s->released_bound_us) s->released_bound_us = bound;
-                    slot->key = SequencerKey{InvalidOid, InvalidOid, 0};
-                    atomic_fetch_add(&slot->generation, 1);
-                }
-            }
-            LWLockRelease(s->slot_lock);
+static void follow_subtransaction(SubXactEvent event, SubTransactionId subxact, SubTransactionId parent,
+                                  void *) {
+    if (event != SUBXACT_EVENT_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB) return;
+    ListCell *lc;
+    foreach (lc, pending_releases) {
+        PendingRelease *release = static_cast<PendingRelease *>(lfirst(lc));
+        if (release->subxact != subxact) continue;
+        if (event == SUBXACT_EVENT_COMMIT_SUB) {
+            release->subxact = parent;
+        } else {
+            pending_releases = foreach_delete_current(pending_releases, lc);
+            pfree(release);
         }
     }
-    if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
-        event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+}
+
+// Retires the slots of the sequencers in pending_releases and remembers their keys as dropped,
+// so that no backend binds them again (under slot_lock, exclusive).
+static void retire_pending_locked(SharedState *s) {
+    ListCell *lc;
+    foreach (lc, pending_releases) {
+        const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
+        s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
+        if (SequencerSlot *slot = find_slot_locked(s, key)) {
+            // retire() changes the generation before it takes the bound, so a draw in flight in
+            // another backend either lies within the bound or is dropped by that backend's check
+            // after its draw (the argument is in snowflake.cpp).
+            const int64_t bound = snowflake::retire(&slot->clock, &slot->generation, slot->layout);
+            if (bound > s->released_bound_us) s->released_bound_us = bound;
+            slot->key = SequencerKey{InvalidOid, InvalidOid, 0};
+        }
+    }
+}
+
+// The transaction failed after its slots were retired: its sequencers were not dropped after
+// all. Forgetting their keys lets them bind a fresh slot, which starts above released_bound_us
+// and so above every id of the retired one.
+static void forget_pending_locked(SharedState *s) {
+    const uint32 n = s->dropped_count < kDroppedRemembered ? s->dropped_count : kDroppedRemembered;
+    ListCell *lc;
+    foreach (lc, pending_releases) {
+        const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
+        for (uint32 i = 0; i < n; i++)
+            if (s->dropped[i] == key) s->dropped[i] = SequencerKey{InvalidOid, InvalidOid, 0};
+    }
+}
+
+static bool retired_at_pre_commit = false;
+
+static void release_pending(XactEvent event, void *) {
+    // Prepared transactions: the drop would take effect at COMMIT PREPARED, which may run in
+    // another session or after a restart, and PostgreSQL 15 calls no callback of an extension
+    // there (two-phase resource managers are a fixed table in core). Released at PREPARE, the
+    // sequencer would be dead after ROLLBACK PREPARED; never released, its slot would keep
+    // ids that a re-created sequencer must start above out of released_bound_us, so the new
+    // one could repeat them. So, as core does for temporary objects, PREPARE is refused; the
+    // error aborts the transaction and with it the drop.
+    if (event == XACT_EVENT_PRE_PREPARE && pending_releases != NIL)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("cannot PREPARE a transaction that dropped a Snowflake sequencer"),
+                        errhint("Drop Snowflake sequencers in a transaction that commits without "
+                                "PREPARE TRANSACTION.")));
+    // The slots are retired before the commit becomes visible, not after: XACT_EVENT_COMMIT
+    // comes after other sessions can see the drop, and so the sequencer re-created in the same
+    // transaction, and one of them could give the new sequencer a slot above a released bound
+    // that does not cover the old slot yet, while the old slot still issues ids on this node
+    // (test/tap/014). Retiring early is safe whatever follows: if the transaction still fails
+    // after this point (a serialization failure at commit), its keys are forgotten again and
+    // the sequencers bind fresh slots above the bound.
+    SharedState *s = shared_state_or_null();
+    if (event == XACT_EVENT_PRE_COMMIT && s != nullptr && pending_releases != NIL) {
+        LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+        retire_pending_locked(s);
+        LWLockRelease(s->slot_lock);
+        retired_at_pre_commit = true;
+    }
+    if ((event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) && retired_at_pre_commit &&
+        s != nullptr) {
+        LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+        forget_pending_locked(s);
+        LWLockRelease(s->slot_lock);
+    }
+    if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE ||
+        event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) {
         pending_releases = NIL;  // the list itself goes with TopTransactionContext
+        retired_at_pre_commit = false;
+    }
 }
 
 void register_sequencer_callbacks() {
     RegisterXactCallback(release_pending, nullptr);
+    RegisterSubXactCallback(follow_subtransaction, nullptr);
 }
 
 }  // namespace idgen::pg

@@ -83,9 +83,10 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
                 refresh_cached_sequencer(extension_schema(fcinfo), name, site);
             site->slot = bind_sequencer_slot(shared, site->def, &site->generation);
         }
-        snowflake::Next d = snowflake::next(&site->slot->clock, site->def.layout, node_id, now_ns / 1000,
-                                            max_lead_ms, error);
-        if (d.kind == snowflake::Next::Kind::issued && !still_bound(site)) {
+        snowflake::Next d = snowflake::next_in_generation(&site->slot->clock, &site->slot->generation,
+                                                          site->generation, site->def.layout, node_id,
+                                                          now_ns / 1000, max_lead_ms, error);
+        if (d.kind == snowflake::Next::Kind::retired) {
             d.kind = snowflake::Next::Kind::wait;  // the slot changed hands during the draw: again
             d.ahead_ms = 0;
         }
