@@ -72,7 +72,7 @@ struct Next {
     int64_t id;           // issued
     int64_t unix_ms;      // issued: the id's millisecond
     int64_t end_unix_us;  // issued: when that millisecond ends (what the horizon must cover)
-    int64_t ahead_ms;     // wait or clock_behind: how far the next id is ahead of the wall clock
+    int64_t ahead_ms;     // wait: how far the next id is ahead of the wall clock
 };
 
 // Draws the next id for `node` at wall-clock time `now_unix_us`, running at most

@@ -15,7 +15,6 @@ static int sqlstate_of(Errc code) {
         case Errc::value_out_of_range: return ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;        // 22003
         case Errc::invalid_parameter: return ERRCODE_INVALID_PARAMETER_VALUE;            // 22023
         case Errc::not_attached: return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;       // 55000
-        case Errc::clock_behind: return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;       // 55000
         case Errc::exhausted: return ERRCODE_PROGRAM_LIMIT_EXCEEDED;                     // 54000
         case Errc::ok: break;
     }

@@ -50,15 +50,15 @@ struct SequencerKey {
 };
 
 struct SequencerSlot {
-    uint64_t generation;  // changes at every allocation and release
-    SequencerKey key;     // which sequencer holds the slot; database InvalidOid when free
-    snowflake::Layout layout;  // of the sequencer holding the slot
-    LogicalClock clock;
-    uint64_t last_unix_ms;  // time field of the last id handed out
+    uint64_t generation;  // atomic; changed (under slot_lock) at every allocation and release
+    SequencerKey key;     // slot_lock; which sequencer holds the slot, database InvalidOid when free
+    snowflake::Layout layout;  // slot_lock; of the sequencer holding the slot
+    LogicalClock clock;        // atomic (the draw), set under slot_lock when the slot is bound
+    uint64_t last_unix_ms;  // atomic store by each drawer: the time field of a recent id (statistics)
 };
 
-// How many ids one backend drew from one slot. Only that backend writes the cell, so no
-// locked instruction is needed; the view sums a slot's cells. A cell counts for one slot
+// How many ids one backend drew from one slot. Only that backend writes the cell (atomic stores,
+// no locked instruction); the view sums a slot's cells with atomic loads. A cell counts for one slot
 // generation and starts again from zero when the slot is given to another sequencer.
 struct IssuedCount {
     uint64_t generation;
@@ -130,8 +130,10 @@ struct SharedState {
     // The bound of every id of the slots released since the server started (dropped sequencers):
     // a new slot starts above it.
     int64 released_bound_us;
-    // Sequencers dropped since the server started, a ring: a dropped definition may still be
-    // visible to an older snapshot, but it must never get a slot again.
+    // The last kDroppedRemembered sequencers dropped, a ring: a dropped definition may still be
+    // visible to an older snapshot (a REPEATABLE READ transaction), and binding it again would
+    // hold a slot until restart. An older drop is forgotten: if its definition is bound again,
+    // that wastes a slot, never repeats an id (a new slot starts above released_bound_us).
     uint32 dropped_count;
     SequencerKey dropped[kDroppedRemembered];
     SequencerSlot slots[FLEXIBLE_ARRAY_MEMBER];  // key, layout: slot_lock; clock: atomic
