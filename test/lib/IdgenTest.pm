@@ -18,6 +18,13 @@ our @EXPORT = qw(idgen_node idgen_standby start_node restart_node set_clock free
     psql_error psql_retry all_unique ids_setup ids_generate ids_first_round ids_check);
 
 my $LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+# Under libfaketime every clock read fopen()s the clock file, which is not async-signal-safe:
+# a SIGALRM arriving inside it (or inside malloc) whose handler reads the clock too
+# (PostgreSQL's timeout handler does) deadlocks on glibc's stdio lock or corrupts the heap
+# ("free(): corrupted unsorted chunks", seen once in the soak). PostgreSQL leaves the timer of
+# a cancelled timeout to fire harmlessly later, so the timeouts every backend arms (the lock
+# wait's deadlock_timeout, the connection's authentication_timeout) are kept far away.
+our $FAKETIME_TIMEOUTS = "deadlock_timeout = '1h'\nauthentication_timeout = '10min'\n";
 
 # A new, initialised cluster with idgen preloaded. Options:
 #   node_id  => N          idgen.node_id
@@ -41,11 +48,7 @@ sub idgen_node {
 sub _use_faketime {
     my ($node, $spec) = @_;
     die "libfaketime is not installed at $LIBFAKETIME" unless -e $LIBFAKETIME;
-    # Under libfaketime every clock read fopen()s the clock file, which is not
-    # async-signal-safe: a SIGALRM arriving inside it whose handler reads the clock too
-    # (PostgreSQL's timeout handler does) deadlocks on glibc's stdio lock. PostgreSQL leaves
-    # the timer of a cancelled deadlock_timeout to fire harmlessly, so keep that far away.
-    $node->append_conf('postgresql.conf', "deadlock_timeout = '1h'\n");
+    $node->append_conf('postgresql.conf', $FAKETIME_TIMEOUTS);
     $node->{idgen_clock_file} = $node->basedir . '/faketime.rc';
     set_clock($node, $spec);
 }
@@ -66,7 +69,7 @@ sub idgen_standby {
     $node->append_conf('postgresql.conf', "cluster_name = '$name'\n");
     if ($opt{clock_of}) {
         die 'clock_of: that node has no clock file' unless $opt{clock_of}{idgen_clock_file};
-        $node->append_conf('postgresql.conf', "deadlock_timeout = '1h'\n");
+        $node->append_conf('postgresql.conf', $FAKETIME_TIMEOUTS);
         $node->{idgen_clock_file} = $opt{clock_of}{idgen_clock_file};
     } elsif (defined $opt{faketime}) {
         _use_faketime($node, $opt{faketime});

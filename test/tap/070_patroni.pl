@@ -194,7 +194,7 @@ YAML
 
 # A bin_dir whose postgres runs under libfaketime, reading the clock offset from DIR/faketime.rc
 # (the other programs are links to the real ones). Under libfaketime a SIGALRM can deadlock a
-# backend (test/lib/IdgenTest.pm), hence the distant deadlock_timeout of that member.
+# backend (test/lib/IdgenTest.pm), hence that member's distant deadlock and authentication timeouts.
 sub skewed_bindir {
     my ($m, $offset) = @_;
     die "libfaketime is not installed at $libfaketime" unless -e $libfaketime;
@@ -209,7 +209,7 @@ LD_PRELOAD=$libfaketime FAKETIME_TIMESTAMP_FILE=$m->{dir}/faketime.rc FAKETIME_N
 FAKETIME_DONT_FAKE_MONOTONIC=1 exec $bindir/postgres "\$@"
 SH
     chmod 0755, "$dir/postgres";
-    $m->{extra} = "    deadlock_timeout: 1h";
+    $m->{extra} = "    deadlock_timeout: 1h\n    authentication_timeout: 10min";
     return $dir;
 }
 
