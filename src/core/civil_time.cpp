@@ -3,15 +3,13 @@
 // 146,097 days and in years that start on March 1st, so that February's leap day is last.
 #include "civil_time.hpp"
 
+#include "arithmetic.hpp"
+
 namespace idgen {
 
 static constexpr int64_t kSecondsPerDay = 86400;
 static constexpr int64_t kDaysPerEra = 146097;
 static constexpr int64_t kDaysFrom0000_03_01To1970_01_01 = 719468;
-
-static int64_t floor_div(int64_t a, int64_t b) noexcept {
-    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
 
 static void civil_from_days(int64_t days, CivilTime *out) noexcept {
     const int64_t z = days + kDaysFrom0000_03_01To1970_01_01;

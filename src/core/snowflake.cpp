@@ -1,13 +1,10 @@
 // Layout arithmetic and the draw of Snowflake ids.
 #include "snowflake.hpp"
 
+#include "arithmetic.hpp"
 #include "atomic_word.hpp"
 
 namespace idgen::snowflake {
-
-static int64_t floor_div(int64_t a, int64_t b) noexcept {
-    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
 
 Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept {
     if (max_nodes < kMinNodes || max_nodes > kMaxNodes)
