@@ -58,9 +58,9 @@ GRANT SELECT ON @extschema@.idgen_state TO PUBLIC;
 -- per-session allocator (leasing a namespace, for snowflake_at one of the sequencer's few
 -- reserved node ids, per worker and statement), locality_uuid would carry the worker's process
 -- id, and every generator may move the durable horizon on its slow path (a file write, a WAL
--- record, an in-place write of reserved_state), which has no place in a worker. In the leader, calls happen in the
--- order rows come out of the Gather, so "increasing in call order" holds as without
--- parallelism. The decoders and the codec stay PARALLEL SAFE (the sequencer lookup of the
+-- record, an in-place write of reserved_state), which has no place in a worker. In the leader,
+-- calls happen in the order rows come out of the Gather, so "increasing in call order" holds
+-- as without parallelism. The decoders and the codec stay PARALLEL SAFE (the sequencer lookup of the
 -- snowflake decoders reads the statement's snapshot in parallel mode).
 ALTER FUNCTION @extschema@.snowflake_next(text) PARALLEL RESTRICTED;
 ALTER FUNCTION @extschema@.snowflake_at(text, timestamptz) PARALLEL RESTRICTED;
@@ -71,3 +71,38 @@ ALTER FUNCTION @extschema@.locality_uuid() PARALLEL RESTRICTED;
 ALTER FUNCTION @extschema@.locality_uuid(boolean) PARALLEL RESTRICTED;
 ALTER FUNCTION @extschema@.unique_timestamp() PARALLEL RESTRICTED;
 -- ---- end of the parallel labels ----------------------------------------------------------
+
+-- Retrospective ids that never run out (issue 13): namespaces handed back when a session ends
+-- and adopted by the next; what each id space has leased, parked and in use.
+CREATE FUNCTION @extschema@._backfill_space_key(name text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_backfill_space_key'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._backfill_space_key(text) IS
+    'internal: the key of a sequencer''s lease space of snowflake_at';
+CREATE FUNCTION @extschema@._idgen_backfill_spaces(
+        OUT generator text, OUT database oid, OUT space_key bigint, OUT node macaddr,
+        OUT namespaces bigint, OUT leased bigint, OUT pooled bigint, OUT in_use bigint)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'idgen_backfill_spaces'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@._idgen_backfill_spaces() IS
+    'internal: the rows of the idgen_backfill_spaces view';
+CREATE VIEW @extschema@.idgen_backfill_spaces AS
+SELECT s.generator,
+       CASE WHEN s.generator = 'uuid_v1_at' AND s.node IS NULL THEN 'automatic nodes'
+            WHEN s.generator = 'uuid_v1_at' THEN 'node ' || s.node::text
+            ELSE 'sequencer ' || coalesce(d.name, '(dropped, key ' || s.space_key || ')') END AS id_space,
+       coalesce(s.namespaces, d.backfill_nodes) AS namespaces,
+       s.leased AS namespaces_leased,
+       s.pooled AS namespaces_pooled,
+       s.in_use AS namespaces_in_use,
+       s.leased - s.pooled - s.in_use AS namespaces_spent,
+       coalesce(s.namespaces, d.backfill_nodes) - s.leased AS namespaces_never_leased
+FROM @extschema@._idgen_backfill_spaces() s
+LEFT JOIN @extschema@.snowflake_definitions d
+       ON s.generator = 'snowflake_at' AND s.space_key = @extschema@._backfill_space_key(d.name)
+WHERE s.generator = 'uuid_v1_at'
+   OR s.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database());
+COMMENT ON VIEW @extschema@.idgen_backfill_spaces IS
+    'Per id space of retrospective ids (automatic UUID nodes, each given node, each sequencer of this database): namespaces in all, leased for good, parked for the next session, held by running sessions, spent, and never leased';
+GRANT SELECT ON @extschema@.idgen_backfill_spaces TO PUBLIC;

@@ -26,7 +26,16 @@ void init(Allocator *a, Entry *table, uint32_t max_keys, uint64_t per_namespace,
     a->per_namespace = per_namespace;
     a->held = held;
     a->held_capacity = held_capacity;
+    for (uint64_t &index : a->adopted_index) index = UINT64_MAX;
     clear_table(a);
+}
+
+void enable_adoption(Allocator *a, uint32_t *starts) noexcept { a->adopted_starts = starts; }
+
+static_assert(kStartBuckets == 4096, "start_bucket takes the top 12 bits");
+
+uint32_t start_bucket(int64_t key) noexcept {
+    return static_cast<uint32_t>(static_cast<uint64_t>(key) * 0xD6E8FEB86659FD93ull >> 52);
 }
 
 // Fibonacci hashing: consecutive times spread over the whole table.
@@ -62,6 +71,73 @@ Take take(Allocator *a, int64_t key) noexcept {
     const uint64_t p = a->table[i].next++;
     if (p + 1 > a->high) a->high = p + 1;
     return Take{p / a->per_namespace, p % a->per_namespace};
+}
+
+const uint32_t *starts_of(const Allocator *a, uint64_t index) noexcept {
+    if (a->adopted_starts == nullptr) return nullptr;
+    for (uint32_t j = 0; j < kMaxAdopted; j++)
+        if (a->adopted_index[j] == index) return a->adopted_starts + j * kStartBuckets;
+    return nullptr;
+}
+
+// Moves position *p of `key` up to where the key may be in that namespace: at or above the
+// key's start there, when the namespace was adopted. False when the namespace is not held yet.
+static bool settle(const Allocator *a, int64_t key, uint64_t *p) noexcept {
+    const uint64_t n = a->per_namespace;
+    for (;;) {
+        const uint64_t index = *p / n;
+        if (index >= a->held_base + a->held_count) return false;
+        const uint32_t *starts = starts_of(a, index);
+        const uint64_t start = starts == nullptr ? 0 : starts[start_bucket(key)];
+        if (*p % n >= start) return true;
+        if (start < n) {
+            *p = index * n + start;
+            return true;
+        }
+        *p = (index + 1) * n;  // the key's bucket is full here: on to the next namespace
+    }
+}
+
+bool try_take(Allocator *a, int64_t key, Take *out) noexcept {
+    uint64_t i = cell_of(a, key);
+    while (a->table[i].key != key && a->table[i].key != kEmptyKey) i = (i + 1) & a->table_mask;
+    const bool fresh = a->table[i].key == kEmptyKey;
+    if (fresh && a->keys == a->max_keys) {
+        forget_keys(a);
+        i = cell_of(a, key);
+    }
+    uint64_t p = fresh ? a->floor : a->table[i].next;
+    // A key's start applies where it enters a namespace: when it is new (at the floor) and when
+    // its positions cross into the next namespace. In between it only counts upwards.
+    if ((fresh || p % a->per_namespace == 0) && !settle(a, key, &p)) return false;
+    if (fresh) {
+        a->table[i].key = key;
+        a->keys++;
+    }
+    a->table[i].next = p + 1;
+    if (p + 1 > a->high) a->high = p + 1;
+    *out = Take{p / a->per_namespace, p % a->per_namespace};
+    return true;
+}
+
+bool can_adopt(const Allocator *a) noexcept {
+    if (a->adopted_starts == nullptr) return false;
+    for (const uint64_t index : a->adopted_index)
+        if (index == UINT64_MAX || index < a->held_base) return true;
+    return false;
+}
+
+Status hold_adopted(Allocator *a, uint64_t ns, const uint32_t *starts) noexcept {
+    for (uint32_t j = 0; j < kMaxAdopted; j++) {
+        uint64_t &index = a->adopted_index[j];
+        if (index != UINT64_MAX && index >= a->held_base) continue;  // still in the window
+        const Status held = hold(a, ns);
+        if (!held.ok()) return held;
+        index = a->held_base + a->held_count - 1;
+        std::memcpy(a->adopted_starts + j * kStartBuckets, starts, sizeof(uint32_t) * kStartBuckets);
+        return held;
+    }
+    return Status::error(Errc::exhausted, "no room for another adopted namespace");
 }
 
 bool held_namespace(const Allocator *a, uint64_t index, uint64_t *ns) noexcept {

@@ -62,6 +62,15 @@ uint64_t lease_namespace(SharedState *s, const LeaseSpace &space, uint64_t limit
     return lease;
 }
 
+bool lease_left(SharedState *s, const LeaseSpace &space, uint64_t limit) {
+    uint64_t next = 0;
+    LWLockAcquire(s->lease_lock, LW_SHARED);
+    for (const LeaseTable::Cell &c : s->leases.cells)
+        if (c.space == space) next = c.next;
+    LWLockRelease(s->lease_lock);
+    return next < limit;
+}
+
 // Raises the space's counter to `next` (file, then WAL when `log`); the end of the record, or
 // InvalidXLogRecPtr when nothing was written.
 static XLogRecPtr raise_lease_locked(SharedState *s, const LeaseSpace &space, uint64_t next, bool log) {

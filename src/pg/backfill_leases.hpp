@@ -50,6 +50,9 @@ bool load_leases(LeaseTable *table);
 // file is unreadable (XX001) or cannot be written.
 uint64_t lease_namespace(SharedState *state, const LeaseSpace &space, uint64_t limit, const char *what);
 
+// Whether `space` has a namespace never leased (below `limit`).
+bool lease_left(SharedState *state, const LeaseSpace &space, uint64_t limit);
+
 // Redo of a lease record: the space's next number (file and memory) is raised to `next`.
 void apply_lease(SharedState *state, const LeaseSpace &space, uint64_t next);
 

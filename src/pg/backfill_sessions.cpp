@@ -1,12 +1,21 @@
 // The backend-local allocators behind draw_backfill, in the "idgen backfill" memory context.
+// When one is abandoned, and for all of them when the backend exits (normally, by an error, by
+// pg_terminate_backend: a before_shmem_exit callback), their namespaces are parked in the
+// shared pool for the next session of the same id space (backfill_pool.hpp).
 #include "backfill_sessions.hpp"
 
 #include "../core/backfill_allocator.hpp"
+#include "../core/backfill_pool.hpp"
+#include "backfill_pool.hpp"
 #include "carried_state.hpp"
 #include "errors.hpp"
 #include "settings.hpp"
 
 extern "C" {
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
 #include "utils/memutils.h"
 }
 
@@ -16,60 +25,124 @@ struct SessionAllocator {
     bool in_use;
     LeaseSpace space;
     uint64_t last_used;
-    backfill::Allocator alloc;  // its table and held window are palloc'd in `context`
+    SharedState *shared;
+    uint64_t limit;             // the space's namespaces
+    uint64_t counted;           // namespaces this allocator counted in use (backfill_pool.hpp)
+    backfill::Allocator alloc;  // its table, held window and adopted starts are palloc'd in `context`
 };
 
 static MemoryContext context = nullptr;
 static SessionAllocator allocators[kSessionSpaces];
 static uint64_t use_clock = 0;
+static uint32_t *park_buffer = nullptr;  // kStartBuckets offsets, for parking and adopting
+static bool exit_callback_registered = false;
 
+// Parks every namespace the allocator still holds (spent ones are let go), then frees it.
 static void release(SessionAllocator *s) {
     if (!s->in_use) return;
+    s->in_use = false;
+    const backfill::Allocator *a = &s->alloc;
+    for (uint64_t i = a->held_base; i < a->held_base + a->held_count; i++) {
+        uint64_t ns = 0;
+        if (!backfill::held_namespace(a, i, &ns) || !backfill::park_starts(a, i, park_buffer)) continue;
+        park_namespace(s->shared, s->space, a->per_namespace, ns, park_buffer);
+    }
+    if (s->counted > 0) count_in_use(s->shared, s->space, 0, -static_cast<int64_t>(s->counted));
     pfree(s->alloc.table);
     pfree(s->alloc.held);
-    s->in_use = false;
+    pfree(s->alloc.adopted_starts);
+}
+
+// At backend exit, however it ends: hand every allocator's namespaces back.
+static void park_at_exit(int, Datum) {
+    for (SessionAllocator &s : allocators) release(&s);
 }
 
 // The allocator of `space`, made afresh when there is none or when it no longer matches the
 // layout (per_namespace) or idgen.backfill_timestamps. Abandoning one is always safe.
-static backfill::Allocator *allocator_for(const LeaseSpace &space, uint64_t per_namespace) {
+static SessionAllocator *allocator_for(SharedState *shared, const LeaseSpace &space, uint64_t per_namespace,
+                                       uint64_t limit) {
     SessionAllocator *victim = &allocators[0];
     for (SessionAllocator &s : allocators) {
         if (s.in_use && s.space == space) {
             if (s.alloc.per_namespace == per_namespace &&
                 s.alloc.max_keys == static_cast<uint32_t>(backfill_timestamps)) {
                 s.last_used = ++use_clock;
-                return &s.alloc;
+                s.limit = limit;  // backfill_nodes may have changed
+                return &s;
             }
             victim = &s;
             break;
         }
         if (!s.in_use || (victim->in_use && s.last_used < victim->last_used)) victim = &s;
     }
-    release(victim);
-    if (context == nullptr)
+    if (context == nullptr) {
         context = AllocSetContextCreate(TopMemoryContext, "idgen backfill", ALLOCSET_DEFAULT_SIZES);
+        park_buffer = static_cast<uint32_t *>(MemoryContextAlloc(context, sizeof(uint32_t) * backfill::kStartBuckets));
+    }
+    if (!exit_callback_registered) {
+        before_shmem_exit(park_at_exit, 0);
+        exit_callback_registered = true;
+    }
+    release(victim);
     const uint32_t max_keys = static_cast<uint32_t>(backfill_timestamps);
     auto *table = static_cast<backfill::Entry *>(
         MemoryContextAllocHuge(context, sizeof(backfill::Entry) * backfill::cells_for(max_keys)));
     auto *held = static_cast<uint64_t *>(MemoryContextAlloc(context, sizeof(uint64_t) * kHeldNamespaces));
+    auto *starts = static_cast<uint32_t *>(
+        MemoryContextAlloc(context, sizeof(uint32_t) * backfill::kStartBuckets * backfill::kMaxAdopted));
     backfill::init(&victim->alloc, table, max_keys, per_namespace, held, kHeldNamespaces);
+    backfill::enable_adoption(&victim->alloc, starts);
     victim->space = space;
+    victim->shared = shared;
+    victim->limit = limit;
+    victim->counted = 0;
     victim->in_use = true;
     victim->last_used = ++use_clock;
-    return &victim->alloc;
+    return victim;
+}
+
+// Whether to wait for another session to hand a namespace back rather than fail: this session
+// holds none of the space (so no two sessions can wait for each other's), none is left to
+// lease, another session holds one, and idgen.max_wait has not passed (a session that ended a
+// moment ago may not have parked yet; bounded, so waits across spaces cannot deadlock).
+static bool wait_for_parked(SessionAllocator *s, int waited_ms) {
+    if (s->counted > 0 || waited_ms >= max_wait_ms || lease_left(s->shared, s->space, s->limit)) return false;
+    if (space_counts(s->shared, s->space).in_use == 0) return false;
+    (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
+    ResetLatch(MyLatch);
+    CHECK_FOR_INTERRUPTS();
+    return true;
+}
+
+// Holds one more namespace: a parked one of the space when there is one (and room for its
+// starts), else a fresh lease.
+static void hold_next(SessionAllocator *s, const char *what) {
+    backfill::Allocator *a = &s->alloc;
+    uint64_t ns = 0;
+    bool adopted = false;
+    for (int waited_ms = 0;; waited_ms++) {
+        adopted = backfill::can_adopt(a) && adopt_parked(s->shared, s->space, a->per_namespace, &ns, park_buffer);
+        if (adopted || !backfill::can_adopt(a) || !wait_for_parked(s, waited_ms)) break;
+    }
+    if (adopted) {
+        check(backfill::hold_adopted(a, ns, park_buffer));  // on an error the namespace is spent
+    } else {
+        ns = lease_namespace(s->shared, s->space, s->limit, what);
+        carry_lease(s->shared, s->space, ns + 1, what);  // this database's copy, before the namespace is used
+        check(backfill::hold(a, ns));
+    }
+    s->counted++;
+    count_in_use(s->shared, s->space, s->limit, 1);
 }
 
 BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t per_namespace,
                            uint64_t limit, int64_t key, const char *what) {
-    backfill::Allocator *a = allocator_for(space, per_namespace);
-    const backfill::Take t = backfill::take(a, key);
+    SessionAllocator *s = allocator_for(state, space, per_namespace, limit);
+    backfill::Take t;
+    while (!backfill::try_take(&s->alloc, key, &t)) hold_next(s, what);
     BackfillDraw d{0, t.offset};
-    while (!backfill::held_namespace(a, t.index, &d.ns)) {
-        const uint64_t ns = lease_namespace(state, space, limit, what);
-        carry_lease(state, space, ns + 1, what);  // this database's copy, before the namespace is used
-        check(backfill::hold(a, ns));
-    }
+    backfill::held_namespace(&s->alloc, t.index, &d.ns);
     return d;
 }
 

@@ -74,7 +74,7 @@ uint64_t issued_total(SharedState *s, const SequencerSlot *slot) {
 static void request_shared_state() {
     if (prev_shmem_request_hook) prev_shmem_request_hook();
     RequestAddinShmemSpace(shared_state_size());
-    RequestNamedLWLockTranche(kTrancheName, 3);
+    RequestNamedLWLockTranche(kTrancheName, 4);
 }
 
 // Resolves the live generators' identities from the settings.
@@ -105,6 +105,8 @@ static void start_shared_state() {
         state->horizon_lock = &locks[0].lock;
         state->lease_lock = &locks[1].lock;
         state->slot_lock = &locks[2].lock;
+        state->pool_lock = &locks[3].lock;
+        backfill::pool_init(state->pool.slots, kPoolSlots);
         state->slot_count = max_sequencers;
         state->backend_count = backend_rows();
         int64_t horizon = 0;

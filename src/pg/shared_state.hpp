@@ -13,11 +13,15 @@
 // - lease_lock: leasing a namespace of retrospective ids (once per session and timestamp-table
 //   turnover). Held across the lease file's fsync and the WAL flush; released before the wait
 //   for synchronous standbys.
+// - pool_lock: the pool of parked namespaces of retrospective ids and the per-space counts of
+//   namespaces in use (backfill_pool.hpp): taken when a session adopts a parked namespace,
+//   leases one (to count it), and parks its namespaces at its end. Held to copy one parked
+//   namespace (16 KiB) or to count; never across I/O.
 // - slot_lock: allocating, looking up and releasing sequencer slots, and raising where they
 //   start. Never held across I/O.
 // Redo (the startup process) takes the same locks as the backends it stands in for. Lock
 // order: slot_lock may be taken while horizon_lock is held (raising the generators), never the
-// other way round; lease_lock is never held with another.
+// other way round; lease_lock and pool_lock are never held with another.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +31,7 @@
 #include "../core/logical_clock.hpp"
 #include "../core/snowflake.hpp"
 #include "backfill_leases.hpp"
+#include "backfill_pool.hpp"
 #include "postgres_api.hpp"
 
 extern "C" {
@@ -99,6 +104,7 @@ struct SharedState {
     LWLock *horizon_lock;
     LWLock *lease_lock;
     LWLock *slot_lock;
+    LWLock *pool_lock;
     int slot_count;
     int backend_count;  // rows of the IssuedCount table that follows the slots
     bool horizon_unreadable;  // the horizon file exists but cannot be trusted
@@ -122,6 +128,9 @@ struct SharedState {
 
     // Namespaces of retrospective ids handed out so far (backfill_leases.hpp), under lease_lock.
     LeaseTable leases;
+    // Namespaces handed back by ended sessions, and namespaces in use per space, under
+    // pool_lock. Emptied by a crash (shared memory is made afresh).
+    BackfillPool pool;
 
     LiveGenerators live;  // clocks: atomic; identities: never change after startup
     GeneratorStats stats[static_cast<int>(Generator::count)];  // atomic adds
