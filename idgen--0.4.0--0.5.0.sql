@@ -4,18 +4,20 @@
 
 -- What protects uniqueness, carried with the database through pg_dump/pg_restore and
 -- pg_upgrade (src/pg/carried_state.hpp): row 0 is a horizon reserved ahead, rows 1..64 the
--- lease counters of the id spaces this database's sessions used. idgen writes the rows in place
+-- lease counters and offset bounds of the id spaces this database's sessions used. idgen writes the rows in place
 -- (non-transactionally, WAL-logged); the set of rows is fixed.
 CREATE TABLE @extschema@.reserved_state (
     slot integer NOT NULL,
     kind integer NOT NULL,
     key bigint NOT NULL,
     value bigint NOT NULL,
-    writer bigint NOT NULL
+    writer bigint NOT NULL,
+    bound integer NOT NULL,
+    step integer NOT NULL
 );
 COMMENT ON TABLE @extschema@.reserved_state IS
     'internal: the state that protects uniqueness, carried with the database by pg_dump and pg_upgrade; written by idgen in place';
-INSERT INTO @extschema@.reserved_state SELECT g, 0, 0, 0, 0 FROM pg_catalog.generate_series(0, 64) g;
+INSERT INTO @extschema@.reserved_state SELECT g, 0, 0, 0, 0, 0, 0 FROM pg_catalog.generate_series(0, 64) g;
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.reserved_state', '');
 REVOKE ALL ON @extschema@.reserved_state FROM PUBLIC;
 

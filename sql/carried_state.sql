@@ -30,15 +30,15 @@ SELECT snowflake_timestamp('carried', snowflake_next('carried')) < (SELECT to_ti
 -- server's own horizon reserves): ids follow it at once, ahead of the wall clock, without
 -- waiting for it.
 INSERT INTO reserved_state VALUES
-    (0, 0, 0, (extract(epoch FROM clock_timestamp() + interval '3 seconds') * 1e6)::bigint, 42),
-    (7, 3, 12345, 5, 42);
+    (0, 0, 0, (extract(epoch FROM clock_timestamp() + interval '3 seconds') * 1e6)::bigint, 42, 0, 0),
+    (7, 3, 12345, 5, 42, 100, 10);
 SELECT count(*) AS rows FROM reserved_state;
 SELECT uuid_v1_timestamp(uuid_v1()) > clock_timestamp() + interval '2 seconds' AS uuid_v1_above_restored_horizon,
        snowflake_timestamp('carried', snowflake_next('carried')) > clock_timestamp() + interval '2 seconds' AS snowflake_above;
 SELECT adopted_from, adopted_horizon > clock_timestamp() + interval '2 seconds' AS adopted_ahead,
        lead > interval '2 seconds' AS runs_ahead
 FROM idgen_state WHERE generator = 'uuid_v1';
-SELECT kind, key, value, writer = (SELECT system_identifier FROM pg_control_system()) AS written_here
+SELECT kind, key, value, bound, step, writer = (SELECT system_identifier FROM pg_control_system()) AS written_here
 FROM reserved_state WHERE key = 12345;
 
 -- The view: one row per generator, this server a primary.

@@ -10,11 +10,33 @@
 namespace idgen::pg {
 
 static const char kLeaseFile[] = "idgen.leases";
-static const uint32_t kLeaseMagic = 0x1D6E4C31;  // "idgen leases", format 1
+static const uint32_t kLeaseMagic = 0x1D6E4C32;    // "idgen leases", format 2 (with offset bounds)
+static const uint32_t kLeaseMagicV1 = 0x1D6E4C31;  // format 1 (0.4.0): the counters alone
 static_assert(sizeof(LeaseTable) <= kMaxRecordPayload, "the lease table must fit one durable record");
 
-bool load_leases(LeaseTable *table) {
-    return read_record(kLeaseFile, kLeaseMagic, table, sizeof *table) != RecordRead::unreadable;
+struct LeaseTableV1 {
+    struct Cell {
+        LeaseSpace space;
+        uint64_t next;
+    } cells[kLeaseSpaces];
+};
+
+bool load_leases(LeaseTable *table, LeaseRecycling *recycling) {
+    RecordRead r = read_record(kLeaseFile, kLeaseMagic, table, sizeof *table);
+    if (r == RecordRead::unreadable) {  // 0.4.0's file: the same counters, no bound yet
+        LeaseTableV1 v1;
+        r = read_record(kLeaseFile, kLeaseMagicV1, &v1, sizeof v1);
+        if (r == RecordRead::ok)
+            for (int i = 0; i < kLeaseSpaces; i++)
+                table->cells[i] =
+                    LeaseTable::Cell{v1.cells[i].space, LeaseState{v1.cells[i].next, kBoundUnknown, 1}};
+    }
+    // Everything leased so far may be recycled, once a bound is known.
+    for (int i = 0; i < kLeaseSpaces; i++) {
+        const LeaseState &st = table->cells[i].state;
+        recycling[i] = LeaseRecycling{0, st.step > 0 && st.bound != kBoundUnknown ? st.next : 0};
+    }
+    return r != RecordRead::unreadable;
 }
 
 static LeaseTable::Cell *cell_of(LeaseTable *table, const LeaseSpace &space) {
@@ -23,19 +45,31 @@ static LeaseTable::Cell *cell_of(LeaseTable *table, const LeaseSpace &space) {
         if (c.space == space) return &c;
         if (free_cell == nullptr && c.space.kind == LeaseKind::free) free_cell = &c;
     }
-    if (free_cell != nullptr) free_cell->space = space;  // next is 0 in a free cell
+    if (free_cell != nullptr) free_cell->space = space;  // its state is zero in a free cell
     return free_cell;
 }
 
-uint64_t lease_namespace(SharedState *s, const LeaseSpace &space, uint64_t limit, const char *what) {
+static void refuse_unreadable(const SharedState *s, const char *what) {
     if (s->leases_unreadable)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("idgen lease file \"%s\" in the data directory is unreadable", kLeaseFile),
                         errdetail("Without it idgen cannot know which namespaces %s handed out before.", what),
                         errhint("Restore it from a backup of this data directory and restart.")));
-    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
-    LeaseTable next_table = s->leases;
-    LeaseTable::Cell *cell = cell_of(&next_table, space);
+}
+
+// Writes the table with one cell changed (file, then WAL) and makes it the shared one. Under
+// lease_lock; returns the end of the WAL record (InvalidXLogRecPtr when `log` is false).
+static XLogRecPtr write_cell_locked(SharedState *s, LeaseTable *next_table, const LeaseTable::Cell &cell,
+                                    bool log) {
+    write_record(kLeaseFile, kLeaseMagic, next_table, sizeof *next_table);  // durable before use
+    s->leases = *next_table;
+    return log ? log_lease(cell.space, cell.state) : InvalidXLogRecPtr;
+}
+
+// The cell of `space` in a copy of the table, or ERROR 53400 (lease_lock is released first).
+static LeaseTable::Cell *cell_or_error(SharedState *s, LeaseTable *next_table, const LeaseSpace &space,
+                                       const char *what) {
+    LeaseTable::Cell *cell = cell_of(next_table, space);
     if (cell == nullptr) {
         LWLockRelease(s->lease_lock);
         ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
@@ -43,55 +77,107 @@ uint64_t lease_namespace(SharedState *s, const LeaseSpace &space, uint64_t limit
                         errdetail("Each given node of uuid_v1_at and each Snowflake sequencer name used "
                                   "with snowflake_at takes one entry, for good.")));
     }
-    const uint64_t lease = cell->next;
-    if (lease >= limit) {
+    return cell;
+}
+
+bool lease_namespace(SharedState *s, const LeaseSpace &space, uint64_t limit, const char *what, uint64_t *ns) {
+    refuse_unreadable(s, what);
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    LeaseTable next_table = s->leases;
+    LeaseTable::Cell *cell = cell_or_error(s, &next_table, space, what);
+    if (cell->state.next >= limit) {
         LWLockRelease(s->lease_lock);
-        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-                        errmsg("%s: no namespace left in this id space (all %llu are used)", what,
-                               static_cast<unsigned long long>(limit)),
-                        errdetail("A namespace is never handed out twice, so no more ids can be made "
-                                  "here without risking a duplicate.")));
+        return false;
     }
-    cell->next = lease + 1;
-    write_record(kLeaseFile, kLeaseMagic, &next_table, sizeof next_table);  // durable before use
-    s->leases = next_table;
-    const XLogRecPtr lsn = log_lease(space, lease + 1);
+    *ns = cell->state.next++;
+    const XLogRecPtr lsn = write_cell_locked(s, &next_table, *cell, true);
     LWLockRelease(s->lease_lock);
     // The number is taken for good either way; it is handed out only once confirmed.
     wait_for_sync_standbys(lsn, what);
-    return lease;
+    return true;
 }
 
-bool lease_left(SharedState *s, const LeaseSpace &space, uint64_t limit) {
-    uint64_t next = 0;
+void raise_space_used_up(uint64_t limit, const char *what) {
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                    errmsg("%s: no namespace left in this id space (all %llu are used)", what,
+                           static_cast<unsigned long long>(limit)),
+                    errdetail("A namespace is never handed out twice, so no more ids can be made "
+                              "here without risking a duplicate.")));
+    pg_unreachable();
+}
+
+bool recycle_namespace(SharedState *s, const LeaseSpace &space, uint64_t *ns, uint32_t *start) {
+    bool found = false;
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    for (int i = 0; i < kLeaseSpaces && !found; i++) {
+        LeaseRecycling &r = s->lease_recycling[i];
+        if (!(s->leases.cells[i].space == space) || r.next >= r.end ||
+            s->leases.cells[i].state.bound == kBoundUnknown)
+            continue;
+        *ns = r.next++;
+        *start = s->leases.cells[i].state.bound;
+        found = true;
+    }
+    LWLockRelease(s->lease_lock);
+    return found;
+}
+
+uint32_t ensure_lease_bound(SharedState *s, const LeaseSpace &space, uint64_t offset, uint32_t step,
+                            const char *what) {
+    refuse_unreadable(s, what);
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    LeaseTable next_table = s->leases;
+    LeaseTable::Cell *cell = cell_or_error(s, &next_table, space, what);
+    XLogRecPtr lsn = InvalidXLogRecPtr;
+    if (cell->state.bound <= offset || cell->state.step == 0) {
+        const uint64_t raised = (offset / step + 1) * step;  // one step past the offset
+        cell->state.bound = static_cast<uint32_t>(raised > cell->state.bound ? raised : cell->state.bound);
+        cell->state.step = step;
+        lsn = write_cell_locked(s, &next_table, *cell, true);
+    }
+    const LeaseState state = cell->state;
+    LWLockRelease(s->lease_lock);
+    if (lsn != InvalidXLogRecPtr) wait_for_sync_standbys(lsn, what);
+    return state.bound;
+}
+
+LeaseState lease_state(SharedState *s, const LeaseSpace &space) {
+    LeaseState st{0, 0, 0};
     LWLockAcquire(s->lease_lock, LW_SHARED);
     for (const LeaseTable::Cell &c : s->leases.cells)
-        if (c.space == space) next = c.next;
+        if (c.space == space) st = c.state;
     LWLockRelease(s->lease_lock);
-    return next < limit;
+    return st;
 }
 
-// Raises the space's counter to `next` (file, then WAL when `log`); the end of the record, or
-// InvalidXLogRecPtr when nothing was written.
-static XLogRecPtr raise_lease_locked(SharedState *s, const LeaseSpace &space, uint64_t next, bool log) {
+// Raises the space's state to `to` (file, then WAL when `log`); the end of the record, or
+// InvalidXLogRecPtr when nothing was written. A full table is left alone: leasing refuses.
+static XLogRecPtr raise_lease_locked(SharedState *s, const LeaseSpace &space, const LeaseState &to, bool log,
+                                     bool recyclable) {
     LeaseTable next_table = s->leases;
     LeaseTable::Cell *cell = cell_of(&next_table, space);
-    if (cell == nullptr || cell->next >= next) return InvalidXLogRecPtr;  // full: leasing refuses
-    cell->next = next;
-    write_record(kLeaseFile, kLeaseMagic, &next_table, sizeof next_table);
-    s->leases = next_table;
-    return log ? log_lease(space, next) : InvalidXLogRecPtr;
+    if (cell == nullptr) return InvalidXLogRecPtr;
+    LeaseState &st = cell->state;
+    if (st.next >= to.next && st.bound >= to.bound && st.step >= to.step) return InvalidXLogRecPtr;
+    if (to.next > st.next) st.next = to.next;
+    if (to.bound > st.bound) st.bound = to.bound;
+    if (to.step > st.step) st.step = to.step;
+    if (recyclable && st.step > 0 && st.bound != kBoundUnknown)
+        s->lease_recycling[cell - next_table.cells].end = st.next;
+    return write_cell_locked(s, &next_table, *cell, log);
 }
 
-void apply_lease(SharedState *s, const LeaseSpace &space, uint64_t next) {
+void apply_lease(SharedState *s, const LeaseSpace &space, const LeaseState &to) {
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
-    raise_lease_locked(s, space, next, false);
+    raise_lease_locked(s, space, to, false, true);
     LWLockRelease(s->lease_lock);
 }
 
-void raise_lease(SharedState *s, const LeaseSpace &space, uint64_t next) {
+// A running server adopting a moved database's state: the namespaces the other cluster
+// leased are not made recyclable (this server may already hold namespaces of the space).
+void raise_lease(SharedState *s, const LeaseSpace &space, const LeaseState &to) {
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
-    const XLogRecPtr lsn = raise_lease_locked(s, space, next, true);
+    const XLogRecPtr lsn = raise_lease_locked(s, space, to, true, false);
     LWLockRelease(s->lease_lock);
     if (lsn != InvalidXLogRecPtr) wait_for_sync_standbys(lsn, "idgen");
 }
@@ -102,7 +188,8 @@ void skip_lost_leases(SharedState *s) {
     bool any = false;
     for (LeaseTable::Cell &c : next_table.cells) {
         if (c.space.kind == LeaseKind::free) continue;
-        c.next++;
+        c.state.next++;
+        if (c.state.bound != kBoundUnknown) c.state.bound += c.state.step;
         any = true;
     }
     if (any) {

@@ -28,6 +28,7 @@ struct SessionAllocator {
     SharedState *shared;
     uint64_t limit;             // the space's namespaces
     uint64_t counted;           // namespaces this allocator counted in use (backfill_pool.hpp)
+    uint64_t known_bound;       // the space's durable offset bound as last seen (it only grows)
     backfill::Allocator alloc;  // its table, held window and adopted starts are palloc'd in `context`
 };
 
@@ -97,17 +98,18 @@ static SessionAllocator *allocator_for(SharedState *shared, const LeaseSpace &sp
     victim->shared = shared;
     victim->limit = limit;
     victim->counted = 0;
+    victim->known_bound = 0;
     victim->in_use = true;
     victim->last_used = ++use_clock;
     return victim;
 }
 
 // Whether to wait for another session to hand a namespace back rather than fail: this session
-// holds none of the space (so no two sessions can wait for each other's), none is left to
-// lease, another session holds one, and idgen.max_wait has not passed (a session that ended a
-// moment ago may not have parked yet; bounded, so waits across spaces cannot deadlock).
+// holds none of the space (so no two sessions can wait for each other's), another session
+// holds one, and idgen.max_wait has not passed (a session that ended a moment ago may not have
+// parked yet; bounded, so waits across spaces cannot deadlock).
 static bool wait_for_parked(SessionAllocator *s, int waited_ms) {
-    if (s->counted > 0 || waited_ms >= max_wait_ms || lease_left(s->shared, s->space, s->limit)) return false;
+    if (s->counted > 0 || waited_ms >= max_wait_ms) return false;
     if (space_counts(s->shared, s->space).in_use == 0) return false;
     (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
@@ -115,25 +117,41 @@ static bool wait_for_parked(SessionAllocator *s, int waited_ms) {
     return true;
 }
 
-// Holds one more namespace: a parked one of the space when there is one (and room for its
-// starts), else a fresh lease.
+// One more namespace for the allocator, in this order: a parked one of the space (with its
+// starts), a fresh lease, one leased before this server began generating (recycled, every
+// timestamp starting at the space's durable offset bound), or, after waiting for a session
+// to hand one back, an error (54000).
 static void hold_next(SessionAllocator *s, const char *what) {
     backfill::Allocator *a = &s->alloc;
     uint64_t ns = 0;
-    bool adopted = false;
+    uint32_t start = 0;
     for (int waited_ms = 0;; waited_ms++) {
-        adopted = backfill::can_adopt(a) && adopt_parked(s->shared, s->space, a->per_namespace, &ns, park_buffer);
-        if (adopted || !backfill::can_adopt(a) || !wait_for_parked(s, waited_ms)) break;
-    }
-    if (adopted) {
-        check(backfill::hold_adopted(a, ns, park_buffer));  // on an error the namespace is spent
-    } else {
-        ns = lease_namespace(s->shared, s->space, s->limit, what);
-        carry_lease(s->shared, s->space, ns + 1, what);  // this database's copy, before the namespace is used
-        check(backfill::hold(a, ns));
+        if (backfill::can_adopt(a) && adopt_parked(s->shared, s->space, a->per_namespace, &ns, park_buffer)) {
+            check(backfill::hold_adopted(a, ns, park_buffer));  // on an error the namespace is spent
+            break;
+        }
+        if (lease_namespace(s->shared, s->space, s->limit, what, &ns)) {
+            // this database's copy, before the namespace is used
+            carry_lease(s->shared, s->space, lease_state(s->shared, s->space), what);
+            check(backfill::hold(a, ns));
+            break;
+        }
+        if (backfill::can_adopt(a) && recycle_namespace(s->shared, s->space, &ns, &start)) {
+            for (uint32_t b = 0; b < backfill::kStartBuckets; b++) park_buffer[b] = start;
+            check(backfill::hold_adopted(a, ns, park_buffer));
+            break;
+        }
+        if (!wait_for_parked(s, waited_ms)) raise_space_used_up(s->limit, what);
     }
     s->counted++;
     count_in_use(s->shared, s->space, s->limit, 1);
+}
+
+// How far a space's durable offset bound moves at a time: a 64th of a namespace, so that it is
+// written at most 64 times per space while offsets climb, and a crash costs at most that much
+// more of each recycled namespace than was used.
+static uint32_t bound_step(uint64_t per_namespace) {
+    return per_namespace >= 64 ? static_cast<uint32_t>(per_namespace / 64) : 1;
 }
 
 BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t per_namespace,
@@ -141,6 +159,11 @@ BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t
     SessionAllocator *s = allocator_for(state, space, per_namespace, limit);
     backfill::Take t;
     while (!backfill::try_take(&s->alloc, key, &t)) hold_next(s, what);
+    // The bound covers every offset handed out, before the id is (backfill_leases.hpp).
+    if (t.offset >= s->known_bound) {
+        s->known_bound = ensure_lease_bound(state, space, t.offset, bound_step(per_namespace), what);
+        carry_lease(state, space, lease_state(state, space), what);
+    }
     BackfillDraw d{0, t.offset};
     backfill::held_namespace(&s->alloc, t.index, &d.ns);
     return d;

@@ -58,7 +58,7 @@ Datum idgen_backfill_spaces(PG_FUNCTION_ARGS) {
                                                                        : counts.limit;
         values[4] = Int64GetDatum(static_cast<int64>(limit));
         nulls[4] = limit == 0;
-        values[5] = Int64GetDatum(static_cast<int64>(c.next));
+        values[5] = Int64GetDatum(static_cast<int64>(c.state.next));
         values[6] = Int64GetDatum(static_cast<int64>(counts.pooled));
         values[7] = Int64GetDatum(static_cast<int64>(counts.in_use));
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -34,8 +34,10 @@ struct Row {
     int64 key;      // the lease space's key
     int64 value;    // the horizon (Unix microseconds) or the space's next namespace
     int64 writer;   // the system identifier of the cluster that wrote the row (0: never)
+    int32 bound;    // a lease row: the space's offset bound (LeaseState, as uint32 bits)
+    int32 step;     // a lease row: how far the bound moves at a time
 };
-constexpr int kRowColumns = 5;
+constexpr int kRowColumns = 7;
 
 // This backend's knowledge of its database's rows (one database per backend).
 static int64_t carried_horizon_us = 0;  // the horizon row's value when last seen
@@ -149,7 +151,12 @@ static bool same_space(const Row *row, const LeaseSpace &space) {
            row->key == static_cast<int64>(space.key);
 }
 
-void carry_lease(SharedState *s, const LeaseSpace &space, uint64_t next, const char *what) {
+static LeaseState lease_of(const Row &row) {
+    return LeaseState{static_cast<uint64_t>(row.value), static_cast<uint32_t>(row.bound),
+                      static_cast<uint32_t>(row.step)};
+}
+
+void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &state, const char *what) {
     adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
     const int64 writer = own_writer();
     // The space's row if there is one, else the first free row.
@@ -166,7 +173,12 @@ void carry_lease(SharedState *s, const LeaseSpace &space, uint64_t next, const c
                          return false;
                      row->kind = static_cast<int32>(space.kind);
                      row->key = static_cast<int64>(space.key);
-                     if (row->value < static_cast<int64>(next)) row->value = static_cast<int64>(next);
+                     // Each field only moves up (a bound of 0.4.0's spaces, unknown, is the
+                     // largest of all).
+                     const LeaseState had = lease_of(*row);
+                     if (had.next < state.next) row->value = static_cast<int64>(state.next);
+                     if (had.bound < state.bound) row->bound = static_cast<int32>(state.bound);
+                     if (had.step < state.step) row->step = static_cast<int32>(state.step);
                      row->writer = writer;
                      written = true;
                      return true;
@@ -189,7 +201,7 @@ static void adopt_row(SharedState *s, const Row &row) {
     if (row.slot == kHorizonRow) {
         adopt_moved_horizon(s, row.value);
     } else if (row.kind != static_cast<int32>(LeaseKind::free)) {
-        raise_lease(s, space_of(row), static_cast<uint64_t>(row.value));
+        raise_lease(s, space_of(row), lease_of(row));
     }
 }
 
@@ -235,12 +247,13 @@ Datum idgen_reserved_state_merge(PG_FUNCTION_ARGS) {
     Datum values[kRowColumns];
     heap_deform_tuple(trigger->tg_trigtuple, desc, values, isnull);
     const Row row{DatumGetInt32(values[0]), DatumGetInt32(values[1]), DatumGetInt64(values[2]),
-                  DatumGetInt64(values[3]), DatumGetInt64(values[4])};
+                  DatumGetInt64(values[3]), DatumGetInt64(values[4]), DatumGetInt32(values[5]),
+                  DatumGetInt32(values[6])};
     adopt_row(s, row);
     if (row.slot == kHorizonRow)
         ensure_carried_horizon(s, row.value, "restoring idgen's reserved_state");
     else if (row.kind != static_cast<int32>(LeaseKind::free))
-        carry_lease(s, space_of(row), static_cast<uint64_t>(row.value), "restoring idgen's reserved_state");
+        carry_lease(s, space_of(row), lease_of(row), "restoring idgen's reserved_state");
     return PointerGetDatum(nullptr);
 }
 
@@ -257,8 +270,8 @@ Datum idgen_reserved_state_save(PG_FUNCTION_ARGS) {
     table = s->leases;
     LWLockRelease(s->lease_lock);
     for (const LeaseTable::Cell &c : table.cells)
-        if (c.space.kind != LeaseKind::free && c.next > 0 &&
+        if (c.space.kind != LeaseKind::free && c.state.next > 0 &&
             (c.space.database == InvalidOid || c.space.database == MyDatabaseId))
-            carry_lease(s, c.space, c.next, "CREATE EXTENSION idgen");
+            carry_lease(s, c.space, c.state, "CREATE EXTENSION idgen");
     PG_RETURN_VOID();
 }

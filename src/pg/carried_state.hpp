@@ -34,8 +34,9 @@ namespace idgen::pg {
 // does: a backend-local comparison).
 void ensure_carried_horizon(SharedState *state, int64_t end_unix_us, const char *what);
 
-// Records in this database's rows that `space` has leased every namespace below `next`.
-void carry_lease(SharedState *state, const LeaseSpace &space, uint64_t next, const char *what);
+// Records in this database's rows that `space` has leased every namespace below state.next and
+// handed out no offset at or above state.bound.
+void carry_lease(SharedState *state, const LeaseSpace &space, const LeaseState &lease, const char *what);
 
 // Once per session and database: adopts rows written by another cluster.
 void adopt_carried_state_once(SharedState *state);

@@ -123,7 +123,7 @@ static void start_shared_state() {
                 break;
         }
         state->horizon_written_us = static_cast<int64_t>(state->horizon.durable_unix_us);
-        state->leases_unreadable = !load_leases(&state->leases);
+        state->leases_unreadable = !load_leases(&state->leases, state->lease_recycling);
         if (state->leases_unreadable)
             ereport(WARNING, (errmsg("idgen lease file \"idgen.leases\" is unreadable; "
                                      "retrospective ids are disabled")));

@@ -126,8 +126,10 @@ struct SharedState {
     // state is adopted from another server, whose ids may be ahead of this server's clock.
     uint64_t lead_floor_us;
 
-    // Namespaces of retrospective ids handed out so far (backfill_leases.hpp), under lease_lock.
+    // Namespaces of retrospective ids handed out so far and their offset bounds
+    // (backfill_leases.hpp), and the namespaces this server may recycle; under lease_lock.
     LeaseTable leases;
+    LeaseRecycling lease_recycling[kLeaseSpaces];
     // Namespaces handed back by ended sessions, and namespaces in use per space, under
     // pool_lock. Emptied by a crash (shared memory is made afresh).
     BackfillPool pool;

@@ -77,7 +77,7 @@ static int64 namespaces_leased(SharedState *s, Generator g) {
         const bool mine = g == Generator::snowflake_at ? c.space.kind == LeaseKind::snowflake
                                                        : (c.space.kind == LeaseKind::uuid_auto ||
                                                           c.space.kind == LeaseKind::uuid_given);
-        if (mine) total += static_cast<int64>(c.next);
+        if (mine) total += static_cast<int64>(c.state.next);
     }
     LWLockRelease(s->lease_lock);
     return total;

@@ -28,7 +28,7 @@ struct HorizonRecord {
 
 struct LeaseRecord {
     LeaseSpace space;
-    uint64_t next;
+    LeaseState state;
 };
 
 static XLogRecPtr log_record(uint8 info, const void *data, uint32 size) {
@@ -45,8 +45,8 @@ XLogRecPtr log_horizon(int64_t horizon_unix_us) {
     return log_record(kHorizonInfo, &r, sizeof r);
 }
 
-XLogRecPtr log_lease(const LeaseSpace &space, uint64_t next) {
-    const LeaseRecord r{space, next};
+XLogRecPtr log_lease(const LeaseSpace &space, const LeaseState &state) {
+    const LeaseRecord r{space, state};
     return log_record(kLeaseInfo, &r, sizeof r);
 }
 
@@ -80,7 +80,7 @@ static void state_redo(XLogReaderState *record) {
     } else if (info == kLeaseInfo) {
         LeaseRecord r;
         memcpy(&r, data, sizeof r);
-        apply_lease(s, r.space, r.next);
+        apply_lease(s, r.space, r.state);
     } else {
         elog(PANIC, "idgen redo: unknown record info %u", info);
     }
@@ -96,9 +96,10 @@ static void state_desc(StringInfo buf, XLogReaderState *record) {
     } else if (info == kLeaseInfo) {
         LeaseRecord r;
         memcpy(&r, data, sizeof r);
-        appendStringInfo(buf, "lease space %u/%u/%llu next %llu", static_cast<unsigned>(r.space.kind),
-                         r.space.database, static_cast<unsigned long long>(r.space.key),
-                         static_cast<unsigned long long>(r.next));
+        appendStringInfo(buf, "lease space %u/%u/%llu next %llu bound %u step %u",
+                         static_cast<unsigned>(r.space.kind), r.space.database,
+                         static_cast<unsigned long long>(r.space.key),
+                         static_cast<unsigned long long>(r.state.next), r.state.bound, r.state.step);
     }
 }
 

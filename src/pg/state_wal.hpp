@@ -44,7 +44,7 @@ void register_state_rmgr();
 // Inserts a record and flushes WAL up to it; returns the record's end. Call with the file
 // already durable (see above). Raises 25006 during recovery.
 XLogRecPtr log_horizon(int64_t horizon_unix_us);
-XLogRecPtr log_lease(const LeaseSpace &space, uint64_t next);
+XLogRecPtr log_lease(const LeaseSpace &space, const LeaseState &state);
 
 // Waits, as a commit would under the session's synchronous_commit, until the synchronous
 // standbys confirm WAL up to `lsn`. Raises 57014 when the wait was canceled before they did,
