@@ -108,3 +108,15 @@ WHERE s.generator = 'uuid_v1_at'
 COMMENT ON VIEW @extschema@.idgen_backfill_spaces IS
     'Per id space of retrospective ids (automatic UUID nodes, each given node, each sequencer of this database): namespaces in all, leased for good, parked for the next session, held by running sessions, spent, and never leased';
 GRANT SELECT ON @extschema@.idgen_backfill_spaces TO PUBLIC;
+
+-- One server per sequencer's backfill (issue 13): snowflake_at leases a sequencer's reserved
+-- node ids from the server's own counter, so two servers backfilling one sequencer would
+-- collide. The server that creates a sequencer owns its backfill (the column's default is its
+-- idgen.node_id, taken at insert, so pg_dump and logical replication carry the owner along);
+-- snowflake_at elsewhere is refused (55000). Existing sequencers belong to the server that
+-- runs this update. NULL: a server without idgen.node_id created it; any server may backfill.
+ALTER TABLE @extschema@.snowflake_definitions
+    ADD COLUMN backfill_owner integer
+    DEFAULT NULLIF(pg_catalog.current_setting('idgen.node_id', true)::pg_catalog.int4, -1);
+COMMENT ON COLUMN @extschema@.snowflake_definitions.backfill_owner IS
+    'The node id of the one server that may run snowflake_at on this sequencer (the creating server''s idgen.node_id); NULL: any';

@@ -48,11 +48,13 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
                         errmsg("Snowflake sequencer \"%.*s\" does not exist", len > 64 ? 64 : len,
                                VARDATA_ANY(name))));
-    // backfill_nodes through to_jsonb: the column exists from version 0.4.0 on, and this
-    // library must also serve a 0.3.0 schema until ALTER EXTENSION idgen UPDATE has run.
+    // backfill_nodes and backfill_owner through to_jsonb: the columns exist from versions 0.4.0
+    // and 0.5.0 on, and this library must also serve older schemas until ALTER EXTENSION idgen
+    // UPDATE has run.
     const char *query = psprintf(
         "SELECT d.id, d.epoch, d.max_nodes, d.tableoid, "
-        "COALESCE((pg_catalog.to_jsonb(d) OPERATOR(pg_catalog.->>) 'backfill_nodes')::pg_catalog.int4, 0) "
+        "COALESCE((pg_catalog.to_jsonb(d) OPERATOR(pg_catalog.->>) 'backfill_nodes')::pg_catalog.int4, 0), "
+        "COALESCE((pg_catalog.to_jsonb(d) OPERATOR(pg_catalog.->>) 'backfill_owner')::pg_catalog.int4, -1) "
         "FROM %s.snowflake_definitions d WHERE d.name OPERATOR(pg_catalog.=) $1",
         quote_identifier(get_namespace_name(schema)));
     Oid argtypes[1] = {TEXTOID};
@@ -79,6 +81,7 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     out->max_nodes = DatumGetInt32(SPI_getbinval(row, desc, 3, &isnull));
     out->key.table = DatumGetObjectId(SPI_getbinval(row, desc, 4, &isnull));
     const int32 backfill_nodes = DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull));
+    out->backfill_owner = DatumGetInt32(SPI_getbinval(row, desc, 6, &isnull));
     SPI_finish();
 
     out->layout = layout_of(epoch, out->max_nodes);

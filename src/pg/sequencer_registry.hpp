@@ -18,6 +18,7 @@ struct SequencerDefinition {
     snowflake::Layout layout;
     char name[NAMEDATALEN];
     uint64 name_hash;  // keys the sequencer's lease space for snowflake_at (computed once)
+    int32 backfill_owner;  // the node id of the one server that may run snowflake_at (-1: any)
 };
 
 // Looks the name up in this database, in the table of the schema `schema` (the extension's,

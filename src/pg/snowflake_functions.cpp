@@ -116,6 +116,18 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
                         errhint("Create a sequencer with backfill_nodes, e.g. snowflake_create('%s_backfill', "
                                 "max_nodes => 128, backfill_nodes => 16).", site->def.name)));
     check(valid);
+    // The reserved node ids are leased from this server's own counter: two servers backfilling
+    // one sequencer would lease the same ones. So only the owner (the server that created the
+    // sequencer, or the one an administrator named) may.
+    if (site->def.backfill_owner >= 0 && site->def.backfill_owner != node_id)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("snowflake_at(): the backfill of Snowflake sequencer \"%s\" belongs to the server "
+                               "with node id %d", site->def.name, site->def.backfill_owner),
+                        errdetail("This server's idgen.node_id is %d. Its reserved node ids are leased from one "
+                                  "server's counter, so only one server may backfill a sequencer.", node_id),
+                        errhint("Run the backfill there; or, once no other server backfills it, move it: "
+                                "UPDATE snowflake_definitions SET backfill_owner = %d WHERE name = '%s'.",
+                                node_id, site->def.name)));
     // One lease space per sequencer name in this database: a sequencer dropped and created
     // again goes on with the namespaces after the old one's.
     const LeaseSpace space{LeaseKind::snowflake, MyDatabaseId, site->def.name_hash};
