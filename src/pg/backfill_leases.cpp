@@ -21,7 +21,7 @@ struct LeaseTableV1 {
     } cells[kLeaseSpaces];
 };
 
-bool load_leases(LeaseTable *table, LeaseRecycling *recycling) {
+bool load_leases(LeaseTable *table, LeaseRuntime *runtime) {
     RecordRead r = read_record(kLeaseFile, kLeaseMagic, table, sizeof *table);
     if (r == RecordRead::unreadable) {  // 0.4.0's file: the same counters, no bound yet
         LeaseTableV1 v1;
@@ -34,7 +34,7 @@ bool load_leases(LeaseTable *table, LeaseRecycling *recycling) {
     // Everything leased so far may be recycled, once a bound is known.
     for (int i = 0; i < kLeaseSpaces; i++) {
         const LeaseState &st = table->cells[i].state;
-        recycling[i] = LeaseRecycling{0, st.step > 0 && st.bound != kBoundUnknown ? st.next : 0};
+        runtime[i] = LeaseRuntime{0, st.step > 0 && st.bound != kBoundUnknown ? st.next : 0, InvalidXLogRecPtr};
     }
     return r != RecordRead::unreadable;
 }
@@ -63,7 +63,10 @@ static XLogRecPtr write_cell_locked(SharedState *s, LeaseTable *next_table, cons
                                     bool log) {
     write_record(kLeaseFile, kLeaseMagic, next_table, sizeof *next_table);  // durable before use
     s->leases = *next_table;
-    return log ? log_lease(cell.space, cell.state) : InvalidXLogRecPtr;
+    if (!log) return InvalidXLogRecPtr;
+    const XLogRecPtr end = log_lease(cell.space, cell.state);
+    s->lease_runtime[&cell - next_table->cells].record_end = end;
+    return end;
 }
 
 // The cell of `space` in a copy of the table, or ERROR 53400 (lease_lock is released first).
@@ -110,7 +113,7 @@ bool recycle_namespace(SharedState *s, const LeaseSpace &space, uint64_t *ns, ui
     bool found = false;
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     for (int i = 0; i < kLeaseSpaces && !found; i++) {
-        LeaseRecycling &r = s->lease_recycling[i];
+        LeaseRuntime &r = s->lease_runtime[i];
         if (!(s->leases.cells[i].space == space) || r.next >= r.end ||
             s->leases.cells[i].state.bound == kBoundUnknown)
             continue;
@@ -128,14 +131,16 @@ uint32_t ensure_lease_bound(SharedState *s, const LeaseSpace &space, uint64_t of
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     LeaseTable next_table = s->leases;
     LeaseTable::Cell *cell = cell_or_error(s, &next_table, space, what);
-    XLogRecPtr lsn = InvalidXLogRecPtr;
     if (cell->state.bound <= offset || cell->state.step == 0) {
         const uint64_t raised = (offset / step + 1) * step;  // one step past the offset
         cell->state.bound = static_cast<uint32_t>(raised > cell->state.bound ? raised : cell->state.bound);
         cell->state.step = step;
-        lsn = write_cell_locked(s, &next_table, *cell, true);
+        write_cell_locked(s, &next_table, *cell, true);
     }
     const LeaseState state = cell->state;
+    // The bound may have been raised by another session whose wait for the synchronous
+    // standbys has not ended (or was canceled): wait for the space's last record here too.
+    const XLogRecPtr lsn = s->lease_runtime[cell - next_table.cells].record_end;
     LWLockRelease(s->lease_lock);
     if (lsn != InvalidXLogRecPtr) wait_for_sync_standbys(lsn, what);
     return state.bound;
@@ -154,6 +159,9 @@ LeaseState lease_state(SharedState *s, const LeaseSpace &space) {
 // InvalidXLogRecPtr when nothing was written. A full table is left alone: leasing refuses.
 static XLogRecPtr raise_lease_locked(SharedState *s, const LeaseSpace &space, const LeaseState &to, bool log,
                                      bool recyclable) {
+    // Over an unreadable file nothing is written: a file holding only this space would read as
+    // complete after a restart and let the other spaces lease their namespaces again.
+    if (s->leases_unreadable) return InvalidXLogRecPtr;
     LeaseTable next_table = s->leases;
     LeaseTable::Cell *cell = cell_of(&next_table, space);
     if (cell == nullptr) return InvalidXLogRecPtr;
@@ -163,7 +171,7 @@ static XLogRecPtr raise_lease_locked(SharedState *s, const LeaseSpace &space, co
     if (to.bound > st.bound) st.bound = to.bound;
     if (to.step > st.step) st.step = to.step;
     if (recyclable && st.step > 0 && st.bound != kBoundUnknown)
-        s->lease_recycling[cell - next_table.cells].end = st.next;
+        s->lease_runtime[cell - next_table.cells].end = st.next;
     return write_cell_locked(s, &next_table, *cell, log);
 }
 
@@ -183,6 +191,7 @@ void raise_lease(SharedState *s, const LeaseSpace &space, const LeaseState &to) 
 }
 
 void skip_lost_leases(SharedState *s) {
+    if (s->leases_unreadable) return;  // see raise_lease_locked
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     LeaseTable next_table = s->leases;
     bool any = false;

@@ -24,6 +24,10 @@
 
 #include "postgres_api.hpp"
 
+extern "C" {
+#include "access/xlogdefs.h"
+}
+
 namespace idgen::pg {
 
 struct SharedState;
@@ -60,18 +64,22 @@ struct LeaseTable {
     } cells[kLeaseSpaces];
 };
 
-// Namespaces of a space leased before this server began generating (at startup, or replayed
-// before a promotion), which it may hand out again above the bound: [next, end). Not durable:
-// made at startup and by redo. Indexed like LeaseTable.cells; under lease_lock.
-struct LeaseRecycling {
+// What a space has in memory only, indexed like LeaseTable.cells, under lease_lock:
+// - the namespaces leased before this server began generating (at startup, or replayed before a
+//   promotion), which it may hand out again above the bound: [next, end), made at startup and
+//   by redo;
+// - the end of the space's last WAL record, which a session that relies on the space's state
+//   waits for (synchronous standbys), also when another session wrote it.
+struct LeaseRuntime {
     uint64_t next;
     uint64_t end;
+    XLogRecPtr record_end;
 };
 
 // Reads idgen.leases into the shared table at server start (format 1 of 0.4.0 too), and makes
 // every leased namespace recyclable; false when the file exists but cannot be trusted (then
 // leasing refuses, XX001).
-bool load_leases(LeaseTable *table, LeaseRecycling *recycling);
+bool load_leases(LeaseTable *table, LeaseRuntime *runtime);
 
 // A namespace number of `space` never handed out before, in *ns; false when the space has
 // `limit` namespaces and all are leased. Errors: the table has no room for another space

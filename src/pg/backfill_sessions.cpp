@@ -125,24 +125,27 @@ static void hold_next(SessionAllocator *s, const char *what) {
     backfill::Allocator *a = &s->alloc;
     uint64_t ns = 0;
     uint32_t start = 0;
+    bool adopted = false;
     for (int waited_ms = 0;; waited_ms++) {
         if (backfill::can_adopt(a) && adopt_parked(s->shared, s->space, a->per_namespace, &ns, park_buffer)) {
-            check(backfill::hold_adopted(a, ns, park_buffer));  // on an error the namespace is spent
+            adopted = true;
             break;
         }
-        if (lease_namespace(s->shared, s->space, s->limit, what, &ns)) {
-            // this database's copy, before the namespace is used
-            carry_lease(s->shared, s->space, lease_state(s->shared, s->space), what);
-            check(backfill::hold(a, ns));
-            break;
-        }
+        if (lease_namespace(s->shared, s->space, s->limit, what, &ns)) break;
         if (backfill::can_adopt(a) && recycle_namespace(s->shared, s->space, &ns, &start)) {
             for (uint32_t b = 0; b < backfill::kStartBuckets; b++) park_buffer[b] = start;
-            check(backfill::hold_adopted(a, ns, park_buffer));
+            adopted = true;
             break;
         }
         if (!wait_for_parked(s, waited_ms)) raise_space_used_up(s->limit, what);
     }
+    // This database's copy covers the namespace before it is used, however it was had: one
+    // parked or recycled may have been leased by a session of another database.
+    carry_lease(s->shared, s->space, lease_state(s->shared, s->space), what);
+    if (adopted)
+        check(backfill::hold_adopted(a, ns, park_buffer));  // on an error the namespace is spent
+    else
+        check(backfill::hold(a, ns));
     s->counted++;
     count_in_use(s->shared, s->space, s->limit, 1);
 }
@@ -161,8 +164,9 @@ BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t
     while (!backfill::try_take(&s->alloc, key, &t)) hold_next(s, what);
     // The bound covers every offset handed out, before the id is (backfill_leases.hpp).
     if (t.offset >= s->known_bound) {
-        s->known_bound = ensure_lease_bound(state, space, t.offset, bound_step(per_namespace), what);
+        const uint32_t bound = ensure_lease_bound(state, space, t.offset, bound_step(per_namespace), what);
         carry_lease(state, space, lease_state(state, space), what);
+        s->known_bound = bound;  // only once both are durable: an error above leaves it to the next draw
     }
     BackfillDraw d{0, t.offset};
     backfill::held_namespace(&s->alloc, t.index, &d.ns);

@@ -78,9 +78,11 @@ static Row *row_of(Page page, OffsetNumber off) {
 }
 
 // Calls edit(row) for every row of the table, page by page under the page's exclusive lock; a
-// page where edit returned true for some row is written with generic WAL. Returns the end of
-// the last record written (InvalidXLogRecPtr: nothing written). Rows are not checked for
-// visibility: a dead row only ever makes idgen more careful.
+// page where edit returned true for some row is written with generic WAL. Returns the latest
+// page LSN seen, so the record that last changed any row (also another session's, whose wait
+// for the synchronous standbys may not be over) is the one to make durable
+// (InvalidXLogRecPtr: no table). Rows are not checked for visibility: a dead row only ever
+// makes idgen more careful.
 template <typename Edit>
 static XLogRecPtr edit_rows(Edit edit) {
     Relation rel = open_table();
@@ -98,9 +100,11 @@ static XLogRecPtr edit_rows(Edit edit) {
             if (row != nullptr && edit(row)) changed = true;
         }
         if (changed)
-            end = GenericXLogFinish(wal);
+            GenericXLogFinish(wal);  // sets the page's LSN to the record's end
         else
             GenericXLogAbort(wal);
+        const XLogRecPtr page_lsn = BufferGetLSNAtomic(buf);
+        if (page_lsn > end) end = page_lsn;
         UnlockReleaseBuffer(buf);
     }
     table_close(rel, AccessShareLock);
@@ -165,12 +169,14 @@ void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &stat
         found = found || same_space(row, space);
         return false;
     });
-    bool written = false;
+    bool placed = false;
     make_durable(edit_rows([&](Row *row) {
-                     if (written) return false;
+                     if (placed) return false;
                      if (found ? !same_space(row, space)
                                : (row->slot == kHorizonRow || row->kind != static_cast<int32>(LeaseKind::free)))
                          return false;
+                     placed = true;
+                     const Row before = *row;
                      row->kind = static_cast<int32>(space.kind);
                      row->key = static_cast<int64>(space.key);
                      // Each field only moves up (a bound of 0.4.0's spaces, unknown, is the
@@ -180,11 +186,10 @@ void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &stat
                      if (had.bound < state.bound) row->bound = static_cast<int32>(state.bound);
                      if (had.step < state.step) row->step = static_cast<int32>(state.step);
                      row->writer = writer;
-                     written = true;
-                     return true;
+                     return memcmp(&before, row, sizeof before) != 0;  // written only when it moves
                  }),
                  what);
-    if (!written && !table_missing)
+    if (!placed && !table_missing)
         ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
                         errmsg("%s: idgen's table \"%s\" has no free row for another id space", what, kTable)));
 }
@@ -205,17 +210,26 @@ static void adopt_row(SharedState *s, const Row &row) {
     }
 }
 
+// Lease rows are adopted whoever wrote them (raising a lease counter to what it already is
+// costs nothing, and a data-only restore into another database of this cluster brings rows
+// this cluster wrote for another database's spaces); the horizon row only when another cluster
+// wrote it (this cluster's own horizon is covered by its file and WAL, and taking it again
+// would start ids up to the 60 s reserve ahead at every server start).
 void adopt_carried_state_once(SharedState *s) {
     if (adoption_checked) return;
     const int64 writer = own_writer();
-    Row foreign[kLeaseSpaces + 1];
-    int n = 0;
+    Row adopt[kLeaseSpaces + 1];
+    int n = 0, foreign = 0;
     edit_rows([&](Row *row) {
-        if (row->writer != 0 && row->writer != writer && n < kLeaseSpaces + 1) foreign[n++] = *row;
+        const bool is_foreign = row->writer != 0 && row->writer != writer;
+        const bool lease = row->slot != kHorizonRow && row->kind != static_cast<int32>(LeaseKind::free);
+        if ((is_foreign || lease) && n < kLeaseSpaces + 1) adopt[n++] = *row;
+        foreign += is_foreign;
         return false;
     });
-    for (int i = 0; i < n; i++) adopt_row(s, foreign[i]);
-    if (n > 0)  // this cluster's own now: adopted once, not by every session
+    for (int i = 0; i < n; i++)
+        if (adopt[i].slot != kHorizonRow || adopt[i].writer != writer) adopt_row(s, adopt[i]);
+    if (foreign > 0)  // this cluster's own now: adopted once, not by every session
         make_durable(edit_rows([&](Row *row) {
                          if (row->writer == 0 || row->writer == writer) return false;
                          row->writer = writer;

@@ -123,11 +123,13 @@ static void start_shared_state() {
                 break;
         }
         state->horizon_written_us = static_cast<int64_t>(state->horizon.durable_unix_us);
-        state->leases_unreadable = !load_leases(&state->leases, state->lease_recycling);
+        state->leases_unreadable = !load_leases(&state->leases, state->lease_runtime);
         if (state->leases_unreadable)
             ereport(WARNING, (errmsg("idgen lease file \"idgen.leases\" is unreadable; "
                                      "retrospective ids are disabled")));
         resolve_live_identities(&state->live);
+        // The postmaster runs in the data directory.
+        state->archive_recovery_pending = access("standby.signal", F_OK) == 0 || access("recovery.signal", F_OK) == 0;
         // Every generator starts above the stored horizon, so that nothing it issues can meet
         // what was issued before a restart. Redo (crash recovery, a standby) raises it further.
         raise_generators(state, state->horizon_written_us, false);
@@ -161,6 +163,7 @@ SharedState *require_shared_state(const char *what) {
                                   "primary. Decoders work here; generate on the primary."),
                         errhint("After promotion, idgen resumes above everything the old primary "
                                 "issued that reached this server (see the idgen_state view).")));
+    if (unlikely(state->archive_recovery_pending)) adopt_after_archive_recovery(state);
     if (state->horizon_unreadable)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("idgen horizon file \"idgen.horizon\" in the data directory is unreadable"),
@@ -190,13 +193,17 @@ void ensure_horizon(SharedState *s, int64_t end_unix_us, int64_t now_unix_us, co
     const int64_t written = s->horizon_written_us;
     const XLogRecPtr lsn = s->horizon_written_lsn;
     LWLockRelease(s->horizon_lock);
-    if (lsn != InvalidXLogRecPtr) wait_for_sync_standbys(lsn, what);
-    atomic_raise(&s->horizon.durable_unix_us, static_cast<uint64_t>(written));
+    // Published only once every session may trust it (state_wal.hpp); otherwise the next
+    // session that needs it waits for the same record itself and publishes it.
+    if (lsn == InvalidXLogRecPtr || wait_for_sync_standbys(lsn, what))
+        atomic_raise(&s->horizon.durable_unix_us, static_cast<uint64_t>(written));
 }
 
 // Under horizon_lock.
 static void write_horizon_locked(SharedState *s, int64_t horizon_unix_us) {
-    if (horizon_unix_us <= s->horizon_written_us) return;
+    // Over an unreadable file nothing is written: the generators refuse (XX001) until an
+    // administrator acts, and a file written now would read as complete after a restart.
+    if (s->horizon_unreadable || horizon_unix_us <= s->horizon_written_us) return;
     write_record(kHorizonFile, kHorizonMagic, &horizon_unix_us, sizeof horizon_unix_us);
     s->horizon_written_us = horizon_unix_us;
     atomic_raise(&s->horizon.durable_unix_us, static_cast<uint64_t>(horizon_unix_us));
@@ -211,15 +218,21 @@ void apply_horizon(SharedState *s, int64_t horizon_unix_us) {
 
 void adopt_after_archive_recovery(SharedState *s) {
     LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
+    if (!s->archive_recovery_pending) {
+        LWLockRelease(s->horizon_lock);
+        return;
+    }
     const int64_t floor = s->horizon_written_us + int64_t{failover_margin_ms} * 1000;
     // The file first: a crash right after promotion must not forget the margin.
     write_horizon_locked(s, floor);
     raise_generators(s, floor, true);
+    if (failover_margin_ms > 0) skip_lost_leases(s);
     s->adopted_from = AdoptedFrom::archive_recovery;
     s->adopted_horizon_us = floor;
     s->adopted_at_us = now_unix_us();
+    // Cleared last: a backend that reads it false (without the lock) finds everything raised.
+    s->archive_recovery_pending = false;
     LWLockRelease(s->horizon_lock);
-    if (failover_margin_ms > 0) skip_lost_leases(s);
 }
 
 void adopt_moved_horizon(SharedState *s, int64_t horizon_unix_us) {

@@ -116,6 +116,10 @@ struct SharedState {
     Horizon horizon;
     int64 horizon_written_us;     // in the file and in flushed WAL (>= the published horizon)
     XLogRecPtr horizon_written_lsn;  // the end of the record of horizon_written_us (0 if none)
+    // The server started in archive recovery (standby.signal or recovery.signal): at its end,
+    // the failover margin is to be adopted, once (see adopt_after_archive_recovery). Set at
+    // startup; cleared under horizon_lock; read without it as a hint.
+    bool archive_recovery_pending;
     AdoptedFrom adopted_from;
     int64 adopted_horizon_us;     // the floor taken over (0: none)
     int64 adopted_at_us;          // when, on this server's clock
@@ -129,7 +133,7 @@ struct SharedState {
     // Namespaces of retrospective ids handed out so far and their offset bounds
     // (backfill_leases.hpp), and the namespaces this server may recycle; under lease_lock.
     LeaseTable leases;
-    LeaseRecycling lease_recycling[kLeaseSpaces];
+    LeaseRuntime lease_runtime[kLeaseSpaces];
     // Namespaces handed back by ended sessions, and namespaces in use per space, under
     // pool_lock. Emptied by a crash (shared memory is made afresh).
     BackfillPool pool;
@@ -175,9 +179,11 @@ void ensure_horizon(SharedState *state, int64_t end_unix_us, int64_t now_unix_us
 // raised to at least horizon_unix_us.
 void apply_horizon(SharedState *state, int64_t horizon_unix_us);
 
-// At the end of archive recovery (startup process): every generator resumes above the
-// replayed horizon plus idgen.failover_margin, and that margin is let run ahead of the wall
-// clock; with a margin, every lease space also skips one namespace. See the README.
+// At the end of archive recovery: every generator resumes above the replayed horizon plus
+// idgen.failover_margin, and that margin is let run ahead of the wall clock; with a margin,
+// every lease space also skips one namespace. See the README. Runs once per archive recovery:
+// from the resource manager's cleanup at the end of redo, or, when redo replayed no record
+// (PostgreSQL then calls no cleanup), from the first generator call after recovery.
 void adopt_after_archive_recovery(SharedState *state);
 
 // Takes over the horizon of a database that moved here from another cluster: the horizon moves

@@ -50,14 +50,18 @@ XLogRecPtr log_lease(const LeaseSpace &space, const LeaseState &state) {
     return log_record(kLeaseInfo, &r, sizeof r);
 }
 
-void wait_for_sync_standbys(XLogRecPtr lsn, const char *what) {
-    if (!SyncRepRequested() || SyncRepStandbyNames == nullptr || SyncRepStandbyNames[0] == '\0') return;
+bool wait_for_sync_standbys(XLogRecPtr lsn, const char *what) {
+    if (max_wal_senders == 0 || SyncRepStandbyNames == nullptr || SyncRepStandbyNames[0] == '\0') return true;
+    if (!SyncRepRequested()) return false;
     SyncRepWaitForLSN(lsn, false);
     // SyncRepWaitForLSN returns with only a WARNING when the wait is canceled, since for a
     // commit it is too late to undo anything. For an id it is not: check that the standbys
     // really confirmed the record, with the mode SyncRepWaitForLSN(lsn, false) waits for.
-    const int mode = synchronous_commit == SYNCHRONOUS_COMMIT_REMOTE_WRITE ? SYNC_REP_WAIT_WRITE
-                                                                           : SYNC_REP_WAIT_FLUSH;
+    // (Right after synchronous_standby_names is first set, before the checkpointer has taken
+    // it in, SyncRepWaitForLSN does not wait and this check raises 57014 spuriously: an error,
+    // never a duplicate.)
+    const bool write_only = synchronous_commit == SYNCHRONOUS_COMMIT_REMOTE_WRITE;
+    const int mode = write_only ? SYNC_REP_WAIT_WRITE : SYNC_REP_WAIT_FLUSH;
     LWLockAcquire(SyncRepLock, LW_SHARED);
     const XLogRecPtr confirmed = WalSndCtl->lsn[mode];
     LWLockRelease(SyncRepLock);
@@ -66,6 +70,7 @@ void wait_for_sync_standbys(XLogRecPtr lsn, const char *what) {
                         errmsg("%s: canceled while waiting for synchronous standbys", what),
                         errdetail("The WAL record that covers the next id was not yet confirmed by the "
                                   "synchronous standbys, so no id was handed out.")));
+    return !write_only;
 }
 
 static void state_redo(XLogReaderState *record) {
@@ -115,10 +120,11 @@ static const char *state_identify(uint8 info) {
 
 // At the end of redo. After archive recovery (a promoted standby, a restored backup) the WAL
 // this server replayed may lack the last records of the server it takes over from: the margin
-// of idgen.failover_margin covers them (see adopt_after_archive_recovery).
+// of idgen.failover_margin covers them (see adopt_after_archive_recovery; it acts only when
+// the server started in archive recovery).
 static void state_cleanup() {
     SharedState *s = shared_state_or_null();
-    if (s != nullptr && ArchiveRecoveryRequested) adopt_after_archive_recovery(s);
+    if (s != nullptr) adopt_after_archive_recovery(s);
 }
 
 static RmgrData state_rmgr = {
