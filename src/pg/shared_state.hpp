@@ -20,8 +20,9 @@
 // - slot_lock: allocating, looking up and releasing sequencer slots, and raising where they
 //   start. Never held across I/O.
 // Redo (the startup process) takes the same locks as the backends it stands in for. Lock
-// order: slot_lock may be taken while horizon_lock is held (raising the generators), never the
-// other way round; lease_lock and pool_lock are never held with another.
+// order: slot_lock and lease_lock may be taken while horizon_lock is held (raising the
+// generators; skipping leases at the end of archive recovery), never the other way round;
+// slot_lock and lease_lock are never held together, pool_lock never with another.
 #pragma once
 
 #include <cstdint>
