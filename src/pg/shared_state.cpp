@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include <unistd.h>
+
 #include "../core/locality_clock.hpp"
 #include "../core/unique_timestamp.hpp"
 #include "../core/uuid_v1_clock.hpp"

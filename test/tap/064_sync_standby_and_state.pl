@@ -42,6 +42,13 @@ $s->stop('fast');
 my $err = psql_error($p, "SET statement_timeout = '4s';\n$three_seconds");
 like($err, qr/ERROR:\s+57014: snowflake_next\(\): canceled while waiting for synchronous standbys/,
     'standby down: the wait for it is canceled with 57014, no id handed out');
+# A session that asks for no synchronous wait (synchronous_commit = off) moves the horizon for its
+# own ids; a session that does wait must not take that move as confirmed.
+is($p->safe_psql('postgres', "SET synchronous_commit = off;\n$three_seconds"), '30',
+    'standby down, synchronous_commit off: this session generates (as its commits would go)');
+like(psql_error($p, q{SET statement_timeout = '2s'; SELECT snowflake_next('ids')}),
+    qr/ERROR:\s+57014: snowflake_next\(\): canceled while waiting/,
+    'a waiting session does not trust the horizon the other session moved unconfirmed: 57014');
 start_node($s);
 $p->poll_query_until('postgres',
     q{SELECT sync_state = 'sync' FROM pg_stat_replication WHERE application_name = 'sync_standby'})
