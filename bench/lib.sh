@@ -19,15 +19,16 @@ load_tsv() {
 }
 
 # pgbench against the throwaway server. Prints the tps it reports without the initial
-# connection time (all clients connect first, then start together); when pgbench fails,
-# prints its first error line instead and returns 1.
+# connection time (all clients connect first, then start together; with -C, a new connection
+# per transaction, the tps includes them); when pgbench fails, prints its first error line
+# instead and returns 1.
 pgbench_tps() {
     local out tps
     if ! out=$(pgbench -h "$RUN_DIR" -p "$PORT" -U postgres "$@" postgres 2>&1); then
         grep -m1 -o 'ERROR: .*' <<<"$out" || tail -n1 <<<"$out"
         return 1
     fi
-    tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p' <<<"$out")
+    tps=$(sed -n 's/^tps = \([0-9.]*\) (\(without initial connection time\|including reconnection times\))$/\1/p' <<<"$out")
     [ -n "$tps" ] || { echo "no tps in the output of pgbench $*"; return 1; }
     echo "$tps"
 }

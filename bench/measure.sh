@@ -149,6 +149,57 @@ measure_backfill() {
     done
 }
 
+# Sessions: every case of sessions.tsv makes ids for the same SESSION_COUNT x SESSION_ROWS event
+# times twice: in one statement of one session (pgbench -t 1), and in SESSION_COUNT short
+# sessions, BACKFILL_SESSIONS at a time, each a new connection (pgbench -C) that runs one
+# statement over its own SESSION_ROWS times and ends, handing its namespaces back. Every such
+# statement is timed inside the server (bench_session_ids), so connecting is not in the ids/s;
+# bench_sessions_begin and _end record around each measurement the namespaces it leased and
+# idgen's LEASE WAL records. The cases run forward in odd rounds and backward in even ones.
+measure_sessions() {
+    local -A names=()
+    local ords=() r ord s tps err args
+    "${PSQL[@]}" -o /dev/null -c "SELECT bench_make_session_times($SESSION_COUNT, $SESSION_ROWS)"
+    while IFS=$'\t' read -r ord name; do
+        names[$ord]=$name
+        ords+=("$ord")
+    done < <("${PSQL[@]}" -At -F $'\t' -c 'SELECT ord, name FROM bench_session_cases WHERE unavailable IS NULL ORDER BY ord')
+    printf 'SELECT bench_session_ids(1, %d);\n' "$SESSION_COUNT" >"$RUN_DIR/sessions-1.sql"
+    printf '%s\n' "SELECT nextval('bench_session_no') AS k \\gset" 'SELECT bench_session_ids(:k, :k);' \
+        >"$RUN_DIR/sessions-$SESSION_COUNT.sql"
+    say "Sessions: ${#ords[@]} generators, $(thousands $((SESSION_COUNT * SESSION_ROWS))) ids by 1 session and by $SESSION_COUNT sessions of $SESSION_ROWS ($BACKFILL_SESSIONS at once), $BACKFILL_ROUNDS rounds"
+    for ((r = 1; r <= BACKFILL_ROUNDS; r++)); do
+        echo "  round $r of $BACKFILL_ROUNDS"
+        for ord in $(round_order "$r" "${ords[@]}"); do
+            for s in 1 "$SESSION_COUNT"; do
+                args=(-c 1 -j 1 -t 1)
+                ((s == 1)) || args=(-C -c "$BACKFILL_SESSIONS" -j "$BACKFILL_SESSIONS" -t $((s / BACKFILL_SESSIONS)))
+                "${PSQL[@]}" -o /dev/null -c "SELECT bench_sessions_begin($r, $ord, $s)"
+                if ! tps=$(pgbench_tps -n "${args[@]}" -f "$RUN_DIR/sessions-$s.sql"); then
+                    record_error sessions "${names[$ord]}, $s sessions" "$tps"
+                    continue
+                fi
+                "${PSQL[@]}" -o /dev/null -c "SELECT bench_sessions_end($tps)"
+                err=$("${PSQL[@]}" -At -c "SELECT replace(min(error), E'\n', ' ') FROM bench_session_results
+                                         WHERE (round, case_ord, sessions) = ($r, $ord, $s)")
+                if [ -n "$err" ]; then
+                    record_error sessions "${names[$ord]}, $s sessions" "$err"
+                    continue
+                fi
+                "${PSQL[@]}" -At -c "
+                    SELECT format('    %-30s %4s session(s): %5s M ids/s inside the server; %s namespaces leased, %s lease WAL records',
+                                  c.name, $s, round(sum(r.ids) * 1e3 / sum(r.ns), 2), u.leased,
+                                  coalesce(u.lease_records::text, '?'))
+                    FROM bench_session_results r
+                    JOIN bench_session_runs u USING (round, case_ord, sessions)
+                    JOIN bench_session_cases c ON c.ord = r.case_ord
+                    WHERE (r.round, r.case_ord, r.sessions) = ($r, $ord, $s)
+                    GROUP BY c.name, u.leased, u.lease_records"
+            done
+        done
+    done
+}
+
 # Keys: every case of keys.tsv inserted into a fresh table with a primary key after a
 # checkpoint (bench_keys_insert records time, WAL and sizes), in alternating order by round.
 measure_keys() {

@@ -150,6 +150,21 @@ write_report() {
         echo
         md_view bench_backfill_table llrrrrr
         echo
+        echo "### Many short sessions: $(thousands "$SESSION_COUNT") sessions of $(thousands "$SESSION_ROWS") ids against 1 session of $(thousands $((SESSION_COUNT * SESSION_ROWS)))"
+        echo
+        echo "\`SELECT count(<id>)\` over $(thousands $((SESSION_COUNT * SESSION_ROWS))) event times (over 2025, 30% shared, random order;" \
+             "bench/sessions.tsv): once by one session in one statement, and once by $(thousands "$SESSION_COUNT") sessions," \
+             "$BACKFILL_SESSIONS at a time, each a new connection (pgbench -C) running one statement over its own" \
+             "$(thousands "$SESSION_ROWS") times and ending, so it hands its namespaces back and the next session adopts them." \
+             "Each statement is timed inside the server (clock_timestamp() around it) after an untimed no-op twin of it" \
+             "in the same session, so connecting and a new backend's cold caches are left out, idgen's own per-session" \
+             "work (first call, adopting or leasing) is in; ids/s = ids / the statements' summed time, median (min..max)" \
+             "of $BACKFILL_ROUNDS rounds. Leased: namespaces_leased of idgen_backfill_spaces after minus before, per round;" \
+             "LEASE records: idgen's WAL records of leases and offset-bound raises in that WAL range (pg_walinspect), each" \
+             "a lease-file fsync and a WAL flush, per round. Sessions/s: pgbench's rate with connecting."
+        echo
+        md_view bench_sessions_table llrrrllllr
+        echo
         echo "### Keys: index size and WAL"
         echo
         echo "$(thousands "$BACKFILL_ROWS") keys in one \`INSERT INTO bench_keys SELECT ...\` into a fresh \`id PRIMARY KEY\` table" \

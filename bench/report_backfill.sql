@@ -1,7 +1,9 @@
--- bench/report_backfill.sql: the report's views of the backfill, keys and memory sections
--- (bench_backfill_table, bench_keys_table, bench_memory_table, and the keys chart's data),
--- from bench_backfill_results, bench_key_results and bench_memory_results. Run after
--- report.sql. psql variable: sessions (the sessions of the parallel backfill).
+-- bench/report_backfill.sql: the report's views of the backfill, sessions, keys and memory
+-- sections (bench_backfill_table, bench_sessions_table, bench_keys_table, bench_memory_table,
+-- and the keys chart's data), from bench_backfill_results, bench_session_results and _runs,
+-- bench_key_results and bench_memory_results. Run after report.sql. psql variables: sessions
+-- (the sessions of the parallel backfill, and the short sessions at once), session_count (the
+-- short sessions of the sessions section).
 \set ON_ERROR_STOP 1
 
 -- The anchors of the backfill table's ratio columns: names of backfill.tsv.
@@ -32,6 +34,47 @@ FROM one o
 LEFT JOIN par p ON p.ord = o.ord
 LEFT JOIN one r1 ON r1.name = :'backfill_ref1'
 LEFT JOIN one r2 ON r2.name = :'backfill_ref2'
+ORDER BY o.ord;
+
+-- Sessions section, per case, session count and round: ids per second inside the server (all
+-- the ids over the sum of the timed statements' times); a round with a failed statement is left
+-- out (its error is in bench_errors).
+CREATE VIEW bench_sessions_rounds AS
+SELECT r.round, r.case_ord, r.sessions, sum(r.ids) * 1e9 / nullif(sum(r.ns), 0) AS ids_per_s,
+       u.leased, u.lease_records, u.sessions_per_s
+FROM bench_session_results r
+LEFT JOIN bench_session_runs u USING (round, case_ord, sessions)
+GROUP BY r.round, r.case_ord, r.sessions, u.leased, u.lease_records, u.sessions_per_s
+HAVING count(r.error) = 0;
+
+-- Per case and session count: median and spread of ids/s over the rounds, and the lease work
+-- of each round in round order (namespaces leased; idgen LEASE WAL records, NULL without
+-- pg_walinspect).
+CREATE VIEW bench_sessions_stats AS
+SELECT c.ord, c.name, c.expr, x.sessions,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY x.ids_per_s) AS ids_per_s,
+       min(x.ids_per_s) AS lo, max(x.ids_per_s) AS hi,
+       string_agg(x.leased::text, ', ' ORDER BY x.round) AS leased,
+       string_agg(coalesce(x.lease_records::text, '?'), ', ' ORDER BY x.round) AS lease_records,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY x.sessions_per_s) AS sessions_per_s
+FROM bench_session_cases c JOIN bench_sessions_rounds x ON x.case_ord = c.ord
+GROUP BY c.ord, c.name, c.expr, x.sessions;
+
+\set many_header :session_count ' sessions, M ids/s'
+\set many_leased_header 'leased, ' :session_count ' sessions'
+\set many_wal_header 'LEASE records, ' :session_count ' sessions'
+CREATE VIEW bench_sessions_table AS
+WITH one AS (SELECT * FROM bench_sessions_stats WHERE sessions = 1),
+     many AS (SELECT * FROM bench_sessions_stats WHERE sessions = :session_count)
+SELECT o.name AS "function", '`' || o.expr || '`' AS "id",
+       bench_spread(o.ids_per_s / 1e6, o.lo / 1e6, o.hi / 1e6) AS "1 session, M ids/s",
+       bench_spread(m.ids_per_s / 1e6, m.lo / 1e6, m.hi / 1e6) AS :"many_header",
+       bench_ratio(m.ids_per_s / o.ids_per_s) AS "many / 1",
+       o.leased AS "leased, 1 session", m.leased AS :"many_leased_header",
+       o.lease_records AS "LEASE records, 1 session", m.lease_records AS :"many_wal_header",
+       bench_fmt(m.sessions_per_s) AS "sessions/s with connecting"
+FROM one o
+LEFT JOIN many m ON m.ord = o.ord
 ORDER BY o.ord;
 
 -- Per key case: median and spread of the INSERT's time, the WAL it wrote and the sizes.

@@ -2,7 +2,8 @@
 -- measure and why; bench_target_table checks every target of targets.tsv against this run's
 -- figures and says met, NOT met (with the reason targets.tsv gives), or not measured (with
 -- the reason from bench_skipped). Run after report.sql and report_backfill.sql. psql
--- variable: sessions (the sessions of the parallel backfill).
+-- variables: sessions (the sessions of the parallel backfill), session_count (the short
+-- sessions of the sessions section).
 \set ON_ERROR_STOP 1
 
 CREATE VIEW bench_skipped AS
@@ -20,6 +21,8 @@ SELECT 'latency', name, unavailable FROM bench_latency_scripts WHERE unavailable
 UNION ALL
 SELECT 'backfill', name, unavailable FROM bench_backfill_cases WHERE unavailable IS NOT NULL
 UNION ALL
+SELECT 'sessions', name, unavailable FROM bench_session_cases WHERE unavailable IS NOT NULL
+UNION ALL
 SELECT 'keys', name, unavailable FROM bench_key_cases WHERE unavailable IS NOT NULL
 UNION ALL
 SELECT section, name, min(message) FROM bench_errors GROUP BY section, name;
@@ -35,10 +38,12 @@ WITH t AS (
     SELECT t.*,
            CASE t.metric WHEN 'net' THEN a.net WHEN 'whole' THEN a.median
                          WHEN 'scaling' THEN sa.ids WHEN 'tps' THEN pa.tps WHEN 'p99.9' THEN la.p999
-                         WHEN 'update' THEN ua.seconds WHEN 'parallel' THEN qa.seconds END AS va,
+                         WHEN 'update' THEN ua.seconds WHEN 'parallel' THEN qa.seconds
+                         WHEN 'sessions' THEN ma.ids_per_s END AS va,
            CASE t.metric WHEN 'net' THEN b.net WHEN 'whole' THEN b.median
                          WHEN 'scaling' THEN sb.ids WHEN 'tps' THEN pb.tps WHEN 'p99.9' THEN lb.p999
-                         WHEN 'update' THEN ub.seconds WHEN 'parallel' THEN ub.seconds END AS vb
+                         WHEN 'update' THEN ub.seconds WHEN 'parallel' THEN ub.seconds
+                         WHEN 'sessions' THEN mb.ids_per_s END AS vb
     FROM t
     LEFT JOIN bench_stats a ON a.name = t.case_a
     LEFT JOIN bench_stats b ON b.name = t.case_b
@@ -51,6 +56,8 @@ WITH t AS (
     LEFT JOIN bench_backfill_stats ua ON ua.name = t.case_a AND ua.sessions = 1
     LEFT JOIN bench_backfill_stats ub ON ub.name = t.case_b AND ub.sessions = 1
     LEFT JOIN bench_backfill_stats qa ON qa.name = t.case_a AND qa.sessions = :sessions
+    LEFT JOIN bench_sessions_stats ma ON ma.name = t.case_a AND ma.sessions = :session_count
+    LEFT JOIN bench_sessions_stats mb ON mb.name = t.case_b AND mb.sessions = 1
 )
 SELECT v.*, va / NULLIF(vb, 0) AS ratio,
        CASE WHEN va IS NULL OR vb IS NULL OR vb <= 0 THEN 'not measured'
@@ -63,12 +70,14 @@ CREATE VIEW bench_target_table AS
 SELECT CASE result WHEN 'NOT met' THEN '**NOT met**' ELSE result END AS result,
        description AS target,
        case_a || CASE metric WHEN 'scaling' THEN ', 2 clients' WHEN 'parallel' THEN ', ' || :sessions || ' sessions'
-                             ELSE '' END
+                             WHEN 'sessions' THEN ', ' || :session_count || ' sessions' ELSE '' END
               || ': ' || coalesce(bench_fmt(va), '?') AS "A",
-       case_b || CASE metric WHEN 'scaling' THEN ', 1 client' WHEN 'parallel' THEN ', 1 session' ELSE '' END
+       case_b || CASE metric WHEN 'scaling' THEN ', 1 client' WHEN 'parallel' THEN ', 1 session'
+                             WHEN 'sessions' THEN ', 1 session' ELSE '' END
               || ': ' || coalesce(bench_fmt(vb), '?') AS "B",
        CASE metric WHEN 'net' THEN 'net ns/call' WHEN 'whole' THEN 'ns/call' WHEN 'scaling' THEN 'ids/s'
-                   WHEN 'tps' THEN 'pgbench tps' WHEN 'p99.9' THEN 'p99.9 latency µs' ELSE 'UPDATE s' END AS metric,
+                   WHEN 'tps' THEN 'pgbench tps' WHEN 'p99.9' THEN 'p99.9 latency µs'
+                   WHEN 'sessions' THEN 'ids/s inside the server' ELSE 'UPDATE s' END AS metric,
        bench_ratio(ratio) AS "A/B", bound AS "limit",
        CASE result
            WHEN 'met' THEN ''

@@ -61,6 +61,28 @@ EXCEPTION WHEN undefined_function THEN
 END
 $$;
 
+-- The sequencer of the sessions section (sessions.tsv): only 4 reserved node ids, as in issue
+-- 13's example, so 1,000 short sessions can only go on by adopting the namespaces that earlier
+-- sessions handed back (an idgen older than 0.5.0 refuses the fifth session: 54000, reported).
+DO $$
+BEGIN
+    PERFORM snowflake_create('sessions', max_nodes => 128, backfill_nodes => 4);
+EXCEPTION WHEN undefined_function THEN
+    NULL;   -- reported above for 'backfill'
+END
+$$;
+
+-- The sessions section counts idgen's WAL records of leases (resource manager idgen, record
+-- LEASE: a namespace leased or a space's offset bound raised) with pg_walinspect; without it
+-- (a server without contrib) that column stays empty.
+DO $$
+BEGIN
+    CREATE EXTENSION pg_walinspect;
+EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'no pg_walinspect (%): lease WAL records will not be counted', SQLERRM;
+END
+$$;
+
 -- The tables of the pgbench INSERT scripts (bench/pgbench.tsv), one per key type; bench/run
 -- empties them with bench_pgbench_reset() before every pgbench run, so each run starts from an
 -- empty index.
@@ -91,7 +113,7 @@ CREATE TABLE bench_ids AS
 VACUUM (ANALYZE) bench_ids;
 
 -- What bench/run measures (loaded from cases.tsv, scaling.tsv, pgbench.tsv, backfill.tsv,
--- latency.tsv, keys.tsv and targets.tsv). "unavailable" is set by bench_check before the first round: the
+-- sessions.tsv, latency.tsv, keys.tsv and targets.tsv). "unavailable" is set by bench_check before the first round: the
 -- reason an item cannot run on this server (say, a function of a newer idgen); such items are
 -- skipped and listed in the report.
 CREATE TABLE bench_cases (
@@ -106,12 +128,13 @@ CREATE TABLE bench_backfill_cases (
     ord serial, name text PRIMARY KEY, idtype text NOT NULL, expr text NOT NULL,
     parallel text NOT NULL CHECK (parallel IN ('yes', '')), memory text NOT NULL CHECK (memory IN ('yes', '')),
     unavailable text);
+CREATE TABLE bench_session_cases (ord serial, name text PRIMARY KEY, expr text NOT NULL, unavailable text);
 CREATE TABLE bench_key_cases (
     ord serial, name text PRIMARY KEY, idtype text NOT NULL, expr text NOT NULL, source text NOT NULL,
     unavailable text);
 CREATE TABLE bench_targets (
     ord serial, description text NOT NULL, case_a text NOT NULL, case_b text NOT NULL,
-    metric text NOT NULL CHECK (metric IN ('net', 'whole', 'scaling', 'tps', 'p99.9', 'update', 'parallel')),
+    metric text NOT NULL CHECK (metric IN ('net', 'whole', 'scaling', 'tps', 'p99.9', 'update', 'parallel', 'sessions')),
     bound text NOT NULL CHECK (bound ~ '^(<=|>=|<|>) *[0-9]+(\.[0-9]+)?$'),
     why_not text);
 
@@ -128,6 +151,14 @@ CREATE TABLE bench_latency_results (script_ord int, tps float8);
 CREATE UNLOGGED TABLE bench_latency_samples (script_ord int, client int, us bigint);
 -- Backfill: wall seconds of the UPDATE of the whole table by 1 session, or by several at once.
 CREATE TABLE bench_backfill_results (round int, case_ord int, sessions int, seconds float8);
+-- Sessions: one row per timed statement (sessions = 1: the single session's one statement;
+-- sessions > 1: one of that many short sessions), ids made and nanoseconds inside the server;
+-- and per measurement the lease work it caused (namespaces leased, lease WAL records) and
+-- pgbench's sessions per second including their connections.
+CREATE TABLE bench_session_results (
+    round int, case_ord int, sessions int, session int, ids bigint, ns bigint, error text);
+CREATE TABLE bench_session_runs (
+    round int, case_ord int, sessions int, leased bigint, lease_records bigint, sessions_per_s float8);
 -- Keys: one INSERT of many generated keys into a table with a primary key.
 CREATE TABLE bench_key_results (
     round int, case_ord int, rows bigint, ns bigint, wal_bytes numeric, table_bytes bigint,
@@ -156,6 +187,7 @@ CREATE FUNCTION bench_check_all() RETURNS void LANGUAGE sql AS $$
     UPDATE bench_pgbench_scripts SET unavailable = bench_check(rtrim(statement, ';'));
     UPDATE bench_latency_scripts SET unavailable = bench_check(rtrim(statement, ';'));
     UPDATE bench_backfill_cases SET unavailable = bench_check(format('SELECT %s FROM bench_events_template', expr));
+    UPDATE bench_session_cases SET unavailable = bench_check(format('SELECT %s FROM bench_events_template', expr));
     UPDATE bench_key_cases
     SET unavailable = bench_check(format('SELECT %s FROM %s', expr, replace(source, '{ROWS}', '1')));
 $$;
