@@ -1,6 +1,7 @@
 // The module's entry points: the magic block PostgreSQL checks when it loads idgen.so, and
 // _PG_init, which defines the settings and, when idgen is preloaded, its shared memory and its
 // WAL resource manager.
+#include "pg_compat.hpp"
 #include "postgres_api.hpp"
 #include "sequencer_cache.hpp"
 #include "sequencer_registry.hpp"
@@ -9,7 +10,7 @@
 #include "state_wal.hpp"
 
 extern "C" {
-PG_MODULE_MAGIC;
+IDGEN_MODULE_MAGIC;
 
 void _PG_init(void);
 

@@ -1,6 +1,7 @@
 // The records of idgen's resource manager, their redo, and the synchronous-standby wait.
 #include "state_wal.hpp"
 
+#include "pg_compat.hpp"
 #include "shared_state.hpp"
 
 extern "C" {
@@ -120,7 +121,7 @@ static void state_cleanup() {
     if (s != nullptr && ArchiveRecoveryRequested) adopt_after_archive_recovery(s);
 }
 
-static RmgrData state_rmgr = {
+static IDGEN_RMGR_CONST RmgrData state_rmgr = {
     "idgen", state_redo, state_desc, state_identify, nullptr, state_cleanup, nullptr, nullptr,
 };
 
