@@ -1,7 +1,6 @@
 // The module's entry points: the magic block PostgreSQL checks when it loads idgen.so, and
 // _PG_init, which defines the settings and, when idgen is preloaded, its shared memory and its
 // WAL resource manager.
-#include "pg_compat.hpp"
 #include "postgres_api.hpp"
 #include "sequencer_cache.hpp"
 #include "sequencer_registry.hpp"

@@ -10,12 +10,15 @@
 // and the size of the PGPROC array (MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts).
 // idgen sets no setting renamed between majors (force_parallel_mode became
 // debug_parallel_query in 16).
+//
+// postgres_api.hpp includes it after PostgreSQL's headers, so every file of src/pg sees it.
 #pragma once
-
-#include "postgres_api.hpp"
 
 extern "C" {
 #include "storage/proc.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"  // the varlena macros (VARDATA_ANY, ...): 16 moved them out of postgres.h
+#endif
 #if PG_VERSION_NUM >= 170000
 #include "storage/procnumber.h"
 #endif

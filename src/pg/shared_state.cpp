@@ -10,7 +10,6 @@
 #include "carried_state.hpp"
 #include "durable_record.hpp"
 #include "host_identity.hpp"
-#include "pg_compat.hpp"
 #include "settings.hpp"
 #include "state_wal.hpp"
 #include "wall_clock.hpp"

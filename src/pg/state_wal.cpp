@@ -1,7 +1,6 @@
 // The records of idgen's resource manager, their redo, and the synchronous-standby wait.
 #include "state_wal.hpp"
 
-#include "pg_compat.hpp"
 #include "shared_state.hpp"
 
 extern "C" {
