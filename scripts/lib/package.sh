@@ -4,7 +4,7 @@
 # suite against what the package installed, on a fresh cluster (pg_regress's throwaway
 # instance), from another clean copy in which nothing was built or installed.
 #  - Debian's own PostgreSQL 15 (/usr/lib/postgresql/15/bin): apt-get installs the .deb and
-#    removes it afterwards (with it the files a `make install` had put in the same places).
+#    removes it afterwards, then the checkout's build is installed again (the package replaced it).
 #  - A relocated copy of Debian's 15 (PG_CONFIG=ROOT/usr/lib/postgresql/15/bin/pg_config, as on
 #    a machine whose Debian PostgreSQL others use): a fresh copy of it without idgen, where
 #    dpkg --root=COPY installs the .deb (its own package database; Depends not checked there).
@@ -66,7 +66,9 @@ test_package() {
     as_db_user make -C "$check/idgen" -s installcheck PG_CONFIG="$pgc" || ok=$?
 
     if [ -z "$root" ]; then
+        # Removing the package removes idgen from Debian's 15: the checkout's build goes back.
         as_root env DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "postgresql-$PG_MAJOR-idgen" >/dev/null
+        as_root make -C "$IDGEN_ROOT" -s PG_CONFIG="$PG_BINDIR/pg_config" install
     else
         as_root rm -rf "$root"
     fi
