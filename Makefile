@@ -15,6 +15,8 @@ PG_CXXFLAGS = -std=c++17 -fno-exceptions -fno-rtti -Wno-register -Wextra -Wno-un
 # Header dependencies: an object is rebuilt when a header it includes changes.
 PG_CXXFLAGS += -MMD -MP
 SHLIB_LINK += -lstdc++
+# The version in the magic block (PostgreSQL 18: pg_get_loaded_modules(); src/pg/pg_compat.hpp).
+PG_CPPFLAGS += -DIDGEN_VERSION='"$(EXTVERSION)"'
 
 # pg_regress: sql/*.sql against expected/*.out on a throwaway server with idgen preloaded.
 REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
@@ -34,6 +36,16 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 -include $(OBJS:.o=.d)
+
+# Objects built against one PostgreSQL are no use to another: they depend on a stamp naming
+# the server headers they were compiled with, rewritten when PG_CONFIG names another major.
+PG_BUILD_STAMP = .pg-build-stamp
+PG_BUILD_ID := $(VERSION) $(includedir_server)
+ifneq ($(PG_BUILD_ID),$(shell cat $(PG_BUILD_STAMP) 2>/dev/null))
+$(shell echo '$(PG_BUILD_ID)' > $(PG_BUILD_STAMP))
+endif
+$(OBJS): $(PG_BUILD_STAMP)
+EXTRA_CLEAN += $(PG_BUILD_STAMP)
 
 # ---- GoogleTest unit tests of the core: built with no PostgreSQL include path at all,
 # so a core file that includes a PostgreSQL header fails this build.

@@ -3,11 +3,21 @@
 set -euo pipefail
 
 IDGEN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PG_MAJOR=15
+PG_MAJOR=15                 # the major of Debian 12's packages, the one every layer runs on
 # PG_CONFIG picks another PostgreSQL installation (its bin directory holds pg_config);
-# by default Debian's PostgreSQL 15, installed below when missing.
+# by default Debian's PostgreSQL 15, installed below when missing. scripts/postgres MAJOR
+# provides others (17, 18) and prints their pg_config.
 PG_BINDIR=$(dirname "${PG_CONFIG:-/usr/lib/postgresql/$PG_MAJOR/bin/pg_config}")
 export PATH="$PG_BINDIR:$PATH"
+
+# Makes the PostgreSQL of this pg_config the one later commands build for and run.
+use_postgres() {
+    PG_BINDIR=$(dirname "$1")
+    export PATH="$PG_BINDIR:$PATH"
+}
+# The version ("17.11") and the major ("17") of the PostgreSQL a pg_config belongs to.
+pg_version() { "$1" --version | sed -e 's/^PostgreSQL //' -e 's/ .*//'; }
+pg_major() { pg_version "$1" | sed -e 's/[^0-9].*//'; }
 
 IDGEN_PACKAGES=(
     build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib
@@ -47,7 +57,7 @@ install_packages() {
 }
 
 build_and_install() {
-    say "Building idgen and installing it into PostgreSQL $PG_MAJOR"
+    say "Building idgen and installing it into PostgreSQL $(pg_version "$PG_BINDIR/pg_config") ($PG_BINDIR)"
     make -C "$IDGEN_ROOT" -s PG_CONFIG="$PG_BINDIR/pg_config" all
     as_root make -C "$IDGEN_ROOT" -s PG_CONFIG="$PG_BINDIR/pg_config" install
 }

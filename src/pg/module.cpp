@@ -9,7 +9,7 @@
 #include "state_wal.hpp"
 
 extern "C" {
-PG_MODULE_MAGIC;
+IDGEN_MODULE_MAGIC;
 
 void _PG_init(void);
 

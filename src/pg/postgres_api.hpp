@@ -13,3 +13,5 @@ extern "C" {
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 }
+// The differences between PostgreSQL majors (15 to 18).
+#include "pg_compat.hpp"

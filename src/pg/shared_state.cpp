@@ -33,7 +33,7 @@ static shmem_request_hook_type prev_shmem_request_hook = nullptr;
 static shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 static SharedState *state = nullptr;
 
-// Every process that can run SQL has a PGPROC and so a row of counts (PGPROC.pgprocno).
+// Every process that can run SQL has a PGPROC and so a row of counts (my_proc_number()).
 static int backend_rows() {
     return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
 }
@@ -55,7 +55,7 @@ static IssuedCount *issued_row(SharedState *s, int backend) {
 }
 
 void count_issued(SharedState *s, const SequencerSlot *slot, uint64_t generation) {
-    IssuedCount &cell = issued_row(s, MyProc->pgprocno)[slot - s->slots];
+    IssuedCount &cell = issued_row(s, my_proc_number())[slot - s->slots];
     if (cell.generation != generation) {
         atomic_store(&cell.count, 0);
         atomic_store(&cell.generation, generation);

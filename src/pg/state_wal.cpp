@@ -127,7 +127,7 @@ static void state_cleanup() {
     if (s != nullptr) adopt_after_archive_recovery(s);
 }
 
-static RmgrData state_rmgr = {
+static IDGEN_RMGR_CONST RmgrData state_rmgr = {
     "idgen", state_redo, state_desc, state_identify, nullptr, state_cleanup, nullptr, nullptr,
 };
 
