@@ -3,7 +3,11 @@
 EXTENSION = idgen
 MODULE_big = idgen
 EXTVERSION = $(shell grep default_version $(EXTENSION).control | sed -e "s/default_version[[:space:]]*=[[:space:]]*'\([^']*\)'/\1/")
-DATA = $(wildcard $(EXTENSION)--*.sql)
+# The current schema is one file, schema/idgen.sql; the build copies it to the install script of
+# this version (pgvector's DATA_built). The upgrade scripts, and 0.1.0's install script that the
+# upgrade tests start from, are installed as they are.
+DATA_built = $(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out $(DATA_built),$(wildcard $(EXTENSION)--*.sql))
 
 CORE_SRCS = $(sort $(wildcard src/core/*.cpp))
 PG_SRCS = $(sort $(wildcard src/pg/*.cpp))
@@ -35,6 +39,9 @@ override with_llvm = no
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+$(EXTENSION)--$(EXTVERSION).sql: schema/$(EXTENSION).sql
+	cp $< $@
 -include $(OBJS:.o=.d)
 
 # Objects built against one PostgreSQL are no use to another: they depend on a stamp naming

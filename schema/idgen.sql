@@ -1,0 +1,332 @@
+-- idgen: the current schema in one file. The build makes idgen--<version>.sql from it (a fresh
+-- CREATE EXTENSION runs it); the upgrade scripts idgen--A--B.sql take older installs to the
+-- same place, which sql/catalog.sql checks object by object.
+\echo Use "CREATE EXTENSION idgen" to load this file. \quit
+
+CREATE FUNCTION form_uuid_v1(ts timestamptz, clock_seq integer, node macaddr) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_form_uuid_v1'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION form_uuid_v1(timestamptz, integer, macaddr) IS
+    'RFC 4122 version-1 UUID built from a time (1582-10-15 .. 5236-03-31 UTC, microsecond precision), a clock sequence (0..16383) and a 48-bit node';
+
+CREATE FUNCTION uuid_v1_timestamp(u uuid) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v1_timestamp'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uuid_v1_timestamp(uuid) IS
+    'The time embedded in a version-1 UUID, exact to the microsecond (sub-microsecond ticks truncated); NULL if the UUID is not version 1';
+
+CREATE FUNCTION uuid_v1_clock_seq(u uuid) RETURNS integer
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v1_clock_seq'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uuid_v1_clock_seq(uuid) IS
+    'The 14-bit clock sequence of a version-1 UUID; NULL if the UUID is not version 1';
+
+CREATE FUNCTION uuid_v1_node(u uuid) RETURNS macaddr
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v1_node'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uuid_v1_node(uuid) IS
+    'The 48-bit node of a version-1 UUID as a MAC address; NULL if the UUID is not version 1';
+
+CREATE FUNCTION uuid_version(u uuid) RETURNS smallint
+    AS 'MODULE_PATHNAME', 'idgen_uuid_version'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uuid_version(uuid) IS
+    'The version nibble of an RFC 4122/9562 UUID; NULL when the variant is not RFC 4122/9562 (nil, NCS, Microsoft, future)';
+
+CREATE SEQUENCE @extschema@.snowflake_definitions_id_seq;
+CREATE TABLE @extschema@.snowflake_definitions (
+    id bigint PRIMARY KEY DEFAULT nextval('@extschema@.snowflake_definitions_id_seq'),
+    name text NOT NULL UNIQUE CHECK (octet_length(name) BETWEEN 1 AND 63),
+    epoch timestamptz NOT NULL,
+    max_nodes integer NOT NULL CHECK (max_nodes IN (128, 256, 512, 1024, 2048, 4096, 8192)),
+    -- The top backfill_nodes node ids of a sequencer belong to snowflake_at; live generation
+    -- (snowflake_next) uses the node ids below them.
+    backfill_nodes integer NOT NULL DEFAULT 0
+        CONSTRAINT snowflake_definitions_backfill_nodes_check CHECK (backfill_nodes >= 0 AND backfill_nodes < max_nodes),
+    -- One server per sequencer's backfill: the creating server's idgen.node_id (see below).
+    backfill_owner integer
+        DEFAULT NULLIF(pg_catalog.current_setting('idgen.node_id', true)::pg_catalog.int4, -1)
+);
+ALTER SEQUENCE @extschema@.snowflake_definitions_id_seq OWNED BY @extschema@.snowflake_definitions.id;
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.snowflake_definitions', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.snowflake_definitions_id_seq', '');
+REVOKE ALL ON @extschema@.snowflake_definitions FROM PUBLIC;
+GRANT SELECT ON @extschema@.snowflake_definitions TO PUBLIC;
+COMMENT ON TABLE @extschema@.snowflake_definitions IS
+    'Snowflake sequencer definitions of this database; change them with snowflake_create and snowflake_drop';
+
+-- Internal helpers.
+CREATE FUNCTION @extschema@._snowflake_check_definition(name text, epoch timestamptz, max_nodes integer,
+        backfill_nodes integer)
+    RETURNS integer
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_check_definition'
+    LANGUAGE C STABLE STRICT;
+COMMENT ON FUNCTION @extschema@._snowflake_check_definition(text, timestamptz, integer, integer) IS
+    'internal: validates a sequencer definition and returns max_nodes rounded up to a power of two';
+CREATE FUNCTION @extschema@._snowflake_release(definitions oid, definition_id bigint) RETURNS void
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_release'
+    LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@._snowflake_release(oid, bigint) IS
+    'internal: frees the shared-memory slot of a dropped sequencer when the transaction commits';
+REVOKE ALL ON FUNCTION @extschema@._snowflake_release(oid, bigint) FROM PUBLIC;
+CREATE FUNCTION @extschema@._snowflake_state(definitions oid, definition_id bigint, max_nodes integer,
+        backfill_nodes integer,
+        OUT node_bits integer, OUT counter_bits integer, OUT node_id integer, OUT state text,
+        OUT ids_issued bigint, OUT last_id_time timestamptz)
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_state'
+    LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@._snowflake_state(oid, bigint, integer, integer) IS
+    'internal: the live state of a sequencer on this server, for the snowflake_sequencers view';
+
+CREATE FUNCTION @extschema@.snowflake_create(name text,
+        epoch timestamptz DEFAULT '2020-01-01 00:00:00+00', max_nodes integer DEFAULT 8192,
+        backfill_nodes integer DEFAULT 0)
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    nodes integer;
+    existing @extschema@.snowflake_definitions;
+BEGIN
+    IF name IS NULL OR epoch IS NULL OR max_nodes IS NULL OR backfill_nodes IS NULL THEN
+        RAISE EXCEPTION 'snowflake_create: name, epoch, max_nodes and backfill_nodes must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    nodes := @extschema@._snowflake_check_definition(name, epoch, max_nodes, backfill_nodes);
+    INSERT INTO @extschema@.snowflake_definitions AS d (name, epoch, max_nodes, backfill_nodes)
+    VALUES (snowflake_create.name, snowflake_create.epoch, nodes, snowflake_create.backfill_nodes)
+    ON CONFLICT ON CONSTRAINT snowflake_definitions_name_key DO NOTHING;
+    IF NOT FOUND THEN
+        SELECT * INTO existing FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_create.name;
+        IF existing.epoch IS DISTINCT FROM snowflake_create.epoch OR existing.max_nodes <> nodes
+           OR existing.backfill_nodes <> snowflake_create.backfill_nodes THEN
+            RAISE EXCEPTION 'Snowflake sequencer "%" already exists with a different definition', name
+                USING ERRCODE = 'duplicate_object',
+                      DETAIL = format('It has epoch %s, max_nodes %s and backfill_nodes %s.',
+                                      existing.epoch, existing.max_nodes, existing.backfill_nodes),
+                      HINT = 'Every server must define a sequencer identically; drop it first to change it.';
+        END IF;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer) IS
+    'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits (max_nodes a power of two, 128..8192), the rest a per-millisecond counter; the top backfill_nodes node ids are reserved for snowflake_at; does nothing if it exists with the same definition';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.snowflake_drop(name text) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    dropped bigint;
+BEGIN
+    DELETE FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_drop.name RETURNING d.id INTO dropped;
+    IF dropped IS NULL THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = 'undefined_object';
+    END IF;
+    PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.snowflake_drop(text) IS
+    'Drops a Snowflake sequencer; once the transaction commits, snowflake_next on it fails in every session';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_drop(text) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.snowflake_next(name text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_next'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.snowflake_next(text) IS
+    'The next id of a Snowflake sequencer: unique and strictly increasing across all sessions of this server, across crashes and clock steps; needs shared_preload_libraries and idgen.node_id';
+
+CREATE FUNCTION @extschema@.snowflake_timestamp(name text, id bigint) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_timestamp'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_timestamp(text, bigint) IS
+    'The millisecond a Snowflake id was issued in';
+CREATE FUNCTION @extschema@.snowflake_node(name text, id bigint) RETURNS integer
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_node'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_node(text, bigint) IS
+    'The node id of the server that issued a Snowflake id';
+CREATE FUNCTION @extschema@.snowflake_counter(name text, id bigint) RETURNS integer
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_counter'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_counter(text, bigint) IS
+    'The per-millisecond counter of a Snowflake id';
+CREATE FUNCTION @extschema@.snowflake_min_id(name text, ts timestamptz) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_min_id'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_min_id(text, timestamptz) IS
+    'The smallest id any node can issue in the millisecond of ts (0 before the epoch): WHERE id >= snowflake_min_id(...) is an index range scan';
+
+CREATE VIEW @extschema@.snowflake_sequencers AS
+SELECT d.name, d.epoch, d.max_nodes, d.backfill_nodes, s.node_bits, s.counter_bits, s.node_id, s.state,
+       s.ids_issued, s.last_id_time
+FROM @extschema@.snowflake_definitions d,
+     LATERAL @extschema@._snowflake_state(d.tableoid, d.id, d.max_nodes, d.backfill_nodes) s;
+COMMENT ON VIEW @extschema@.snowflake_sequencers IS
+    'Snowflake sequencers of this database and their state on this server (attached when this server can generate with them)';
+GRANT SELECT ON @extschema@.snowflake_sequencers TO PUBLIC;
+
+CREATE FUNCTION @extschema@.uuid_v1() RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v1'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_v1() IS
+    'RFC 4122 version-1 UUID from the wall clock at 100 ns resolution; its 60-bit time is unique and strictly increasing across all sessions of this server, across crashes and clock steps';
+
+CREATE FUNCTION @extschema@.locality_uuid() RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_locality_uuid'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.locality_uuid() IS
+    'Groupon locality UUID (version digit b) in the mode of idgen.locality_mode: counter, process id, 28 bits of MAC, milliseconds since 1970';
+CREATE FUNCTION @extschema@.locality_uuid(sequential boolean) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_locality_uuid_mode'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.locality_uuid(boolean) IS
+    'Groupon locality UUID: sequential = false varies the first characters fastest (spreads writes), true counts them up (keeps writes together)';
+
+CREATE FUNCTION @extschema@.locality_uuid_timestamp(u uuid) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_locality_uuid_timestamp'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.locality_uuid_timestamp(uuid) IS
+    'The millisecond a locality UUID was made in; error 22023 if its version digit is not b';
+CREATE FUNCTION @extschema@.locality_uuid_pid(u uuid) RETURNS integer
+    AS 'MODULE_PATHNAME', 'idgen_locality_uuid_pid'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.locality_uuid_pid(uuid) IS
+    'The process id (modulo 65536) in a locality UUID; error 22023 if its version digit is not b';
+CREATE FUNCTION @extschema@.locality_uuid_mac(u uuid) RETURNS text
+    AS 'MODULE_PATHNAME', 'idgen_locality_uuid_mac'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.locality_uuid_mac(uuid) IS
+    'The 28-bit MAC fragment in a locality UUID, as 7 hex digits; error 22023 if its version digit is not b';
+CREATE FUNCTION @extschema@.locality_uuid_counter(u uuid) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_locality_uuid_counter'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.locality_uuid_counter(uuid) IS
+    'The variable-mode counter of a locality UUID (its first 8 hex digits un-reversed); error 22023 if its version digit is not b';
+
+CREATE FUNCTION @extschema@.unique_timestamp() RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_unique_timestamp'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.unique_timestamp() IS
+    'Nanoseconds since 1970 whose last idgen.unique_timestamp_digits digits are idgen.node_id: unique and strictly increasing across all sessions, crashes and clock steps';
+CREATE FUNCTION @extschema@.unique_timestamp_text(ts bigint) RETURNS text
+    AS 'MODULE_PATHNAME', 'idgen_unique_timestamp_text'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.unique_timestamp_text(bigint) IS
+    'A unique timestamp as UTC text with nine fractional digits, e.g. 2021-12-28T14:07:02.954100128';
+CREATE FUNCTION @extschema@.unique_timestamp_host(ts bigint) RETURNS integer
+    AS 'MODULE_PATHNAME', 'idgen_unique_timestamp_host'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.unique_timestamp_host(bigint) IS
+    'The host (node) id in the last idgen.unique_timestamp_digits digits of a unique timestamp';
+CREATE FUNCTION @extschema@.unique_timestamp_to_timestamptz(ts bigint) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_unique_timestamp_to_timestamptz'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.unique_timestamp_to_timestamptz(bigint) IS
+    'A unique timestamp as timestamptz (sub-microsecond digits truncated)';
+
+-- Not STRICT: a NULL timestamp is an error (22004), never a NULL id.
+CREATE FUNCTION @extschema@.snowflake_at(name text, ts timestamptz) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_at'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.snowflake_at(text, timestamptz) IS
+    'A retrospective Snowflake id whose time field is the millisecond of ts, on a node id the sequencer reserves for backfill; never equal to another id of the sequencer from this server';
+
+CREATE FUNCTION @extschema@.uuid_v1_at(ts timestamptz) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v1_at'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_v1_at(timestamptz) IS
+    'A retrospective version-1 UUID whose time is exactly ts (to the microsecond), different from every other UUID idgen hands out on this server; needs idgen.node_id';
+CREATE FUNCTION @extschema@.uuid_v1_at(ts timestamptz, node macaddr) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v1_at'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_v1_at(timestamptz, macaddr) IS
+    'A retrospective version-1 UUID with the given node whose time is exactly ts (to the microsecond), different from every other UUID idgen hands out on this server';
+
+CREATE TABLE @extschema@.reserved_state (
+    slot integer NOT NULL,
+    kind integer NOT NULL,
+    key bigint NOT NULL,
+    value bigint NOT NULL,
+    writer bigint NOT NULL,
+    bound integer NOT NULL,
+    step integer NOT NULL
+);
+COMMENT ON TABLE @extschema@.reserved_state IS
+    'internal: the state that protects uniqueness, carried with the database by pg_dump and pg_upgrade; written by idgen in place';
+INSERT INTO @extschema@.reserved_state SELECT g, 0, 0, 0, 0, 0, 0 FROM pg_catalog.generate_series(0, 64) g;
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.reserved_state', '');
+REVOKE ALL ON @extschema@.reserved_state FROM PUBLIC;
+
+-- pg_restore loads the rows of the dumped database through this trigger, which adopts them and
+-- merges them into the table's own rows instead of adding rows.
+CREATE FUNCTION @extschema@._reserved_state_merge() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'idgen_reserved_state_merge'
+    LANGUAGE C;
+COMMENT ON FUNCTION @extschema@._reserved_state_merge() IS
+    'internal: adopts and merges restored rows of reserved_state';
+CREATE TRIGGER merge_restored_rows BEFORE INSERT ON @extschema@.reserved_state
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._reserved_state_merge();
+
+CREATE FUNCTION @extschema@._reserved_state_save() RETURNS void
+    AS 'MODULE_PATHNAME', 'idgen_reserved_state_save'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@._reserved_state_save() IS
+    'internal: writes this server''s state into reserved_state (at install and update)';
+REVOKE ALL ON FUNCTION @extschema@._reserved_state_save() FROM PUBLIC;
+-- The state of 0.4.0 lived only in the data directory: it is carried from now on.
+SELECT @extschema@._reserved_state_save();
+
+CREATE FUNCTION @extschema@._idgen_state(
+        OUT generator text, OUT role text, OUT durable_horizon timestamptz, OUT horizon_lsn pg_lsn,
+        OUT next_id_time timestamptz, OUT lead interval, OUT waits bigint, OUT clock_errors bigint,
+        OUT namespaces_leased bigint, OUT adopted_from text, OUT adopted_horizon timestamptz,
+        OUT adopted_at timestamptz, OUT failover_margin interval)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'idgen_state'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@._idgen_state() IS 'internal: the rows of the idgen_state view';
+CREATE VIEW @extschema@.idgen_state AS SELECT * FROM @extschema@._idgen_state();
+COMMENT ON VIEW @extschema@.idgen_state IS
+    'One row per generator: this server''s role, the durable horizon and the WAL position that made it durable, how far ids run ahead of the wall clock, waits, errors, namespaces leased, and the state adopted at the last promotion or from a moved database';
+GRANT SELECT ON @extschema@.idgen_state TO PUBLIC;
+
+
+
+-- Retrospective ids that never run out (issue 13): namespaces handed back when a session ends
+-- and adopted by the next; what each id space has leased, parked and in use.
+CREATE FUNCTION @extschema@._backfill_space_key(name text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_backfill_space_key'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._backfill_space_key(text) IS
+    'internal: the key of a sequencer''s lease space of snowflake_at';
+CREATE FUNCTION @extschema@._idgen_backfill_spaces(
+        OUT generator text, OUT database oid, OUT space_key bigint, OUT node macaddr,
+        OUT namespaces bigint, OUT leased bigint, OUT pooled bigint, OUT in_use bigint)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'idgen_backfill_spaces'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@._idgen_backfill_spaces() IS
+    'internal: the rows of the idgen_backfill_spaces view';
+CREATE VIEW @extschema@.idgen_backfill_spaces AS
+SELECT s.generator,
+       CASE WHEN s.generator = 'uuid_v1_at' AND s.node IS NULL THEN 'automatic nodes'
+            WHEN s.generator = 'uuid_v1_at' THEN 'node ' || s.node::text
+            ELSE 'sequencer ' || coalesce(d.name, '(dropped, key ' || s.space_key || ')') END AS id_space,
+       coalesce(s.namespaces, d.backfill_nodes) AS namespaces,
+       s.leased AS namespaces_leased,
+       s.pooled AS namespaces_pooled,
+       s.in_use AS namespaces_in_use,
+       s.leased - s.pooled - s.in_use AS namespaces_spent,
+       coalesce(s.namespaces, d.backfill_nodes) - s.leased AS namespaces_never_leased
+FROM @extschema@._idgen_backfill_spaces() s
+LEFT JOIN @extschema@.snowflake_definitions d
+       ON s.generator = 'snowflake_at' AND s.space_key = @extschema@._backfill_space_key(d.name)
+WHERE s.generator = 'uuid_v1_at'
+   OR s.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database());
+COMMENT ON VIEW @extschema@.idgen_backfill_spaces IS
+    'Per id space of retrospective ids (automatic UUID nodes, each given node, each sequencer of this database): namespaces in all, leased for good, parked for the next session, held by running sessions, spent, and never leased';
+GRANT SELECT ON @extschema@.idgen_backfill_spaces TO PUBLIC;
+
+COMMENT ON COLUMN @extschema@.snowflake_definitions.backfill_owner IS
+    'The node id of the one server that may run snowflake_at on this sequencer (the creating server''s idgen.node_id); NULL: any';

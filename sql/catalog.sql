@@ -1,0 +1,52 @@
+-- A fresh install (idgen--<version>.sql, built from schema/idgen.sql, the schema in one file)
+-- and an install upgraded script by script from 0.1.0 must give the same catalog: every member
+-- object of the extension with its definition, comment and privileges; the tables' columns,
+-- defaults, constraints, indexes and triggers; the configuration tables pg_dump includes.
+SET client_min_messages = warning;
+CREATE FUNCTION pg_temp.idgen_catalog() RETURNS TABLE (object text, definition text)
+LANGUAGE sql AS $$
+    WITH ext AS (SELECT oid FROM pg_extension WHERE extname = 'idgen'),
+    members AS (
+        SELECT d.classid, d.objid FROM pg_depend d, ext
+        WHERE d.refclassid = 'pg_extension'::regclass AND d.refobjid = ext.oid AND d.deptype = 'e')
+    SELECT pg_describe_object(m.classid, m.objid, 0),
+           concat_ws(E'\n',
+               CASE WHEN m.classid = 'pg_proc'::regclass THEN
+                   pg_get_functiondef(m.objid) || ' acl ' || coalesce((SELECT proacl::text FROM pg_proc WHERE oid = m.objid), '') END,
+               CASE WHEN m.classid = 'pg_class'::regclass THEN (
+                   SELECT concat_ws(E'\n', 'kind ' || c.relkind::text, 'acl ' || coalesce(c.relacl::text, ''),
+                          CASE WHEN c.relkind = 'v' THEN pg_get_viewdef(c.oid) END,
+                          (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod) ||
+                                             CASE WHEN a.attnotnull THEN ' not null' ELSE '' END ||
+                                             coalesce(' default ' || pg_get_expr(ad.adbin, ad.adrelid), '') ||
+                                             coalesce(' comment ' || col_description(c.oid, a.attnum), ''), ', ' ORDER BY a.attnum)
+                           FROM pg_attribute a LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+                           WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
+                          (SELECT string_agg(con.conname || ' ' || pg_get_constraintdef(con.oid), ', ' ORDER BY con.conname)
+                           FROM pg_constraint con WHERE con.conrelid = c.oid),
+                          (SELECT string_agg(pg_get_indexdef(i.indexrelid), ', ' ORDER BY 1)
+                           FROM pg_index i WHERE i.indrelid = c.oid),
+                          (SELECT string_agg(pg_get_triggerdef(t.oid), ', ' ORDER BY t.tgname)
+                           FROM pg_trigger t WHERE t.tgrelid = c.oid AND NOT t.tgisinternal),
+                          (SELECT concat_ws(' ', seqtypid::regtype, seqstart, seqincrement, seqmax, seqmin, seqcache, seqcycle)
+                           FROM pg_sequence WHERE seqrelid = c.oid))
+                   FROM pg_class c WHERE c.oid = m.objid) END,
+               'comment ' || coalesce(obj_description(m.objid, (SELECT relname FROM pg_class WHERE oid = m.classid)), ''))
+    FROM members m
+    UNION ALL
+    SELECT 'configuration tables', (SELECT extconfig::regclass[]::text || ' ' || coalesce(extcondition::text, '')
+                                    FROM pg_extension WHERE extname = 'idgen')
+$$;
+CREATE EXTENSION idgen;
+CREATE TEMP TABLE fresh AS SELECT * FROM pg_temp.idgen_catalog();
+SELECT extversion FROM pg_extension WHERE extname = 'idgen';
+DROP EXTENSION idgen;
+CREATE EXTENSION idgen VERSION '0.1.0';
+ALTER EXTENSION idgen UPDATE;
+CREATE TEMP TABLE upgraded AS SELECT * FROM pg_temp.idgen_catalog();
+SELECT count(*) AS objects, count(*) FILTER (WHERE object LIKE 'function %') AS functions FROM fresh;
+SELECT 'only in the fresh install' AS side, * FROM (SELECT * FROM fresh EXCEPT SELECT * FROM upgraded) f
+UNION ALL
+SELECT 'only in the upgraded install', * FROM (SELECT * FROM upgraded EXCEPT SELECT * FROM fresh) u
+ORDER BY 2, 1;
+DROP EXTENSION idgen;
