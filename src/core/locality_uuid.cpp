@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "arithmetic.hpp"
 #include "civil_time.hpp"
 
 namespace idgen::locality {
@@ -55,6 +56,10 @@ Status decode(const Uuid &u, Decoded *out) noexcept {
     out->mac = static_cast<uint32_t>(get_be(b + 6, 4)) & kMacMask;
     out->unix_ms = static_cast<int64_t>(get_be(b + 10, 6));
     return Status::success();
+}
+
+int64_t sequential_seed_window(int64_t unix_ms) noexcept {
+    return floor_div(unix_ms, 600000);
 }
 
 void sequential_seed_text(int64_t unix_ms, char buf[12]) noexcept {

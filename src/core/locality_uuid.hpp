@@ -48,6 +48,10 @@ Status decode(const Uuid &u, Decoded *out) noexcept;
 // Meant for unix_ms >= 0, the times a locality UUID can hold.
 void sequential_seed_text(int64_t unix_ms, char buf[12]) noexcept;
 
+// The window of unix_ms within which the seed text (and so the sequential start) stays the
+// same: the text has ten-minute precision.
+int64_t sequential_seed_window(int64_t unix_ms) noexcept;
+
 // ...and the counter from the first 4 bytes of that text's MD5 digest, read little-endian
 // (the caller computes the MD5; the core has no MD5). Groupon's implementations set their
 // counter to this value and add 1 before the first id.

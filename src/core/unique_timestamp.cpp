@@ -16,6 +16,10 @@ int64_t unit_ns(const Layout &l) noexcept {
     return unit;
 }
 
+int32_t max_host(const Layout &l) noexcept {
+    return static_cast<int32_t>(unit_ns(l) - 1);
+}
+
 Status check_host(const Layout &l, int32_t host) noexcept {
     if (host < 0 || host >= unit_ns(l))
         return Status::error(Errc::not_attached,

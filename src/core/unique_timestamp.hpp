@@ -19,7 +19,10 @@ struct Layout {
 // The nanoseconds of one clock position: 10^host_digits (100 or 1000).
 int64_t unit_ns(const Layout &l) noexcept;
 
-// Errc::not_attached unless 0 <= host < 10^host_digits.
+// The largest host id the layout holds: 10^host_digits - 1.
+int32_t max_host(const Layout &l) noexcept;
+
+// Errc::not_attached unless 0 <= host <= max_host(l).
 Status check_host(const Layout &l, int32_t host) noexcept;
 
 struct Next {

@@ -8,6 +8,13 @@ static int64_t ticks_to_unix_us_ceil(uint64_t ticks) noexcept {
     return since_epoch >= 0 ? (since_epoch + 9) / 10 : since_epoch / 10;
 }
 
+RandomIdentity random_identity(const uint8_t random[8]) noexcept {
+    constexpr uint64_t kMulticastBit = uint64_t{1} << 40;
+    uint64_t node = 0;
+    for (int i = 0; i < 6; i++) node = node << 8 | random[i];
+    return RandomIdentity{node | kMulticastBit, (random[6] << 8 | random[7]) & 0x3FFF};
+}
+
 uint64_t position_after(int64_t horizon_unix_us) noexcept {
     const int64_t ticks = horizon_unix_us * 10 + kUnixEpochTicks;
     return ticks <= 0 ? 0 : static_cast<uint64_t>(ticks);

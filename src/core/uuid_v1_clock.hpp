@@ -19,6 +19,15 @@ struct Next {
     int64_t ahead_ms;     // wait: how far the next tick is ahead of the wall clock
 };
 
+// A server's random identity for live UUIDs (RFC 4122 section 4.5): from 8 random bytes, a node
+// of 47 random bits with the multicast bit set (no network card has such an address) and a
+// 14-bit clock sequence.
+struct RandomIdentity {
+    uint64_t node;
+    int32_t clock_seq;
+};
+RandomIdentity random_identity(const uint8_t random[8]) noexcept;
+
 // The first tick a clock may issue without meeting a UUID that ended by the horizon.
 uint64_t position_after(int64_t horizon_unix_us) noexcept;
 

@@ -1,10 +1,11 @@
 // MAC addresses from /sys/class/net, and the identity file.
 #include "host_identity.hpp"
 
-#include <cctype>
 #include <cstdio>
 #include <cstring>
 
+#include "../core/mac_address.hpp"
+#include "../core/uuid_v1_clock.hpp"
 #include "durable_record.hpp"
 #include "postgres_api.hpp"
 
@@ -18,25 +19,6 @@ namespace idgen::pg {
 
 static const char kIdentityFile[] = "idgen.identity";
 static const uint32_t kIdentityMagic = 0x1D6E4944;  // "idgen identity", format 1
-static constexpr uint64_t kMulticastBit = uint64_t{1} << 40;
-
-bool parse_mac(const char *text, uint64_t *mac) {
-    uint64_t value = 0;
-    for (int i = 0; i < 6; i++) {
-        if (!isxdigit(static_cast<unsigned char>(text[0])) || !isxdigit(static_cast<unsigned char>(text[1])))
-            return false;
-        char pair[3] = {text[0], text[1], 0};
-        value = value << 8 | strtoul(pair, nullptr, 16);
-        text += 2;
-        if (i < 5) {
-            if (*text != ':' && *text != '-') return false;
-            text++;
-        }
-    }
-    if (*text != '\0' && *text != '\n') return false;
-    *mac = value;
-    return true;
-}
 
 static bool read_line(const char *path, char *buf, size_t size) {
     FILE *f = AllocateFile(path, "r");
@@ -86,10 +68,9 @@ bool load_uuid_identity(UuidIdentity *identity) {
     uint8_t random[8];
     if (!pg_strong_random(random, sizeof random))
         ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("idgen: could not generate random bytes")));
-    uint64_t node = 0;
-    for (int i = 0; i < 6; i++) node = node << 8 | random[i];
-    identity->random_node = node | kMulticastBit;
-    identity->clock_seq = (random[6] << 8 | random[7]) & 0x3FFF;
+    const uuid_v1::RandomIdentity made = uuid_v1::random_identity(random);
+    identity->random_node = made.node;
+    identity->clock_seq = made.clock_seq;
     write_record(kIdentityFile, kIdentityMagic, identity, sizeof *identity);
     return true;
 }

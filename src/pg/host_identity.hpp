@@ -1,14 +1,12 @@
 // Who this server is, for the UUID layouts that carry a node: the MAC address of its first
-// network interface, MAC addresses written in settings, and the random version-1 node and
-// clock sequence made once per data directory and kept in $PGDATA/idgen.identity.
+// network interface, and the random version-1 node and clock sequence made once per data
+// directory and kept in $PGDATA/idgen.identity (their layout is the core's,
+// uuid_v1::random_identity).
 #pragma once
 
 #include <cstdint>
 
 namespace idgen::pg {
-
-// "xx:xx:xx:xx:xx:xx" or with '-' separators; false for anything else.
-bool parse_mac(const char *text, uint64_t *mac);
 
 // The MAC address of the first interface (by name, loopback and all-zero addresses skipped)
 // that is up, else of the first such interface at all; false when there is none.

@@ -27,7 +27,7 @@ PG_FUNCTION_INFO_V1(idgen_locality_uuid_counter);
 static uint32_t sequential_start(int64_t unix_ms) {
     static int64_t cached_window = -1;
     static uint32_t cached_start = 0;
-    const int64_t window = unix_ms / 600000;  // the seed text has ten-minute precision
+    const int64_t window = locality::sequential_seed_window(unix_ms);
     if (window != cached_window) {
         char text[12];
         locality::sequential_seed_text(unix_ms, text);

@@ -39,7 +39,7 @@ int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_
     const snowflake::Layout layout = layout_of(epoch, max_nodes);
     check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
     check(snowflake::check_backfill_nodes(layout, backfill_nodes));
-    return int32{1} << layout.node_bits;
+    return layout.max_nodes();
 }
 
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {

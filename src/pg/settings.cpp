@@ -5,7 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "host_identity.hpp"
+#include "../core/mac_address.hpp"
+#include "../core/snowflake.hpp"
 #include "postgres_api.hpp"
 
 extern "C" {
@@ -50,7 +51,7 @@ void define_settings(bool preloading) {
         DefineCustomIntVariable(
             "idgen.node_id", "This server's node id, unique among the servers that share id spaces.",
             "-1 (the default) means none: generators that need a node id refuse to generate.",
-            &node_id, -1, -1, 8191, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+            &node_id, -1, -1, snowflake::kMaxNodes - 1, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
         DefineCustomIntVariable(
             "idgen.max_sequencers", "How many Snowflake sequencers can be in use at once (server-wide).",
             nullptr, &max_sequencers, 64, 1, 4096, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../core/locality_clock.hpp"
+#include "../core/mac_address.hpp"
 #include "../core/unique_timestamp.hpp"
 #include "../core/uuid_v1_clock.hpp"
 #include "carried_state.hpp"

@@ -27,7 +27,7 @@ Datum idgen_unique_timestamp(PG_FUNCTION_ARGS) {
                         errmsg("unique_timestamp(): idgen.node_id %d does not fit in idgen.unique_timestamp_digits = %d digits",
                                node_id, unique_timestamp_digits),
                         errhint("Set idgen.node_id to 0..%d, or idgen.unique_timestamp_digits to 3 for up to "
-                                "1,000 servers, and restart.", unique_timestamp_digits == 2 ? 99 : 999)));
+                                "1,000 servers, and restart.", unique_ts::max_host(layout()))));
     const unique_ts::Next n = draw_until_issued(shared, Generator::unique_timestamp, "unique_timestamp()", [&](int64_t now_ns, Status *error) {
         return unique_ts::next(&shared->live.unique_ts, layout(), node_id, now_ns, max_lead_ms, error);
     });

@@ -184,3 +184,17 @@ TEST(LocalityUuid, SequentialStartReadsTheDigestLittleEndian) {
                                 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     EXPECT_EQ(sequential_start(digest), 0x67452301u);
 }
+
+TEST(LocalityUuid, TheSeedTextChangesOnlyAtTheWindowsBoundaries) {
+    // 2013-04-28 01:09:59.999 and 01:10:00.000 UTC: another window, another text.
+    const int64_t before = 1367111399999, after = 1367111400000;
+    char a[12], b[12], c[12];
+    locality::sequential_seed_text(before, a);
+    locality::sequential_seed_text(after, b);
+    locality::sequential_seed_text(after + 599999, c);
+    EXPECT_NE(locality::sequential_seed_window(before), locality::sequential_seed_window(after));
+    EXPECT_STRNE(a, b);
+    EXPECT_EQ(locality::sequential_seed_window(after), locality::sequential_seed_window(after + 599999));
+    EXPECT_STREQ(b, c);
+    EXPECT_EQ(locality::sequential_seed_window(-1), -1);  // before 1970: floored, not truncated
+}

@@ -246,3 +246,10 @@ TEST(CivilTime, NegativeTimesAreFloored) {
     civil_from_unix_seconds(INT64_MIN);  // defined, if meaningless, at the extremes
     civil_from_unix_seconds(INT64_MAX);
 }
+
+TEST(UniqueTimestamp, MaxHostIsTheLastIdTheDigitsHold) {
+    EXPECT_EQ(unique_ts::max_host(unique_ts::Layout{2}), 99);
+    EXPECT_EQ(unique_ts::max_host(unique_ts::Layout{3}), 999);
+    EXPECT_TRUE(unique_ts::check_host(unique_ts::Layout{2}, 99).ok());
+    EXPECT_FALSE(unique_ts::check_host(unique_ts::Layout{2}, 100).ok());
+}

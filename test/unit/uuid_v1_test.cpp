@@ -5,8 +5,10 @@
 #include <random>
 #include <string>
 
-#include "uuid_v1.hpp"
+#include "mac_address.hpp"
 #include "test_support.hpp"
+#include "uuid_v1.hpp"
+#include "uuid_v1_clock.hpp"
 
 using namespace idgen;
 
@@ -112,4 +114,29 @@ TEST(Uuid, VersionOnlyForTheRfcVariant) {
         r.bytes[8] = 0xBF;
         EXPECT_EQ(uuid_version(r), v);
     }
+}
+
+// The layout knowledge that used to live in the PostgreSQL layer: MAC text and the random
+// identity of live UUIDs.
+TEST(MacAddress, ParsesBothSeparatorsAndATrailingNewlineOnly) {
+    uint64_t mac = 7;
+    EXPECT_TRUE(parse_mac("08:00:2b:01:02:03", &mac));
+    EXPECT_EQ(mac, 0x08002b010203u);
+    EXPECT_TRUE(parse_mac("02-00-5E-10-00-01\n", &mac));
+    EXPECT_EQ(mac, 0x02005e100001u);
+    mac = 7;
+    for (const char *bad : {"", "08:00:2b:01:02", "08:00:2b:01:02:03:04", "08:00:2b:01:02:0g", "08 00 2b 01 02 03",
+                            "8:00:2b:01:02:03", "08:00:2b:01:02:03\n\n", "08:00:2b:01:02:03x", "random"}) {
+        EXPECT_FALSE(parse_mac(bad, &mac)) << bad;
+        EXPECT_EQ(mac, 7u) << bad;
+    }
+}
+
+TEST(UuidV1Clock, RandomIdentityIsAMulticastNodeAndA14BitClockSequence) {
+    const uint8_t all_ones[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    const uint8_t zeros[8] = {};
+    EXPECT_EQ(uuid_v1::random_identity(all_ones).node, 0xffffffffffffu);
+    EXPECT_EQ(uuid_v1::random_identity(all_ones).clock_seq, 0x3fff);
+    EXPECT_EQ(uuid_v1::random_identity(zeros).node, uint64_t{1} << 40);  // the multicast bit
+    EXPECT_EQ(uuid_v1::random_identity(zeros).clock_seq, 0);
 }
