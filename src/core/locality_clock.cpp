@@ -23,28 +23,17 @@ uint32_t variable_counter(uint64_t sequence) noexcept {
 }
 
 Tick next(State *state, int64_t now_unix_ms, int64_t max_lead_ms, Status *error) noexcept {
-    Tick out{};
-    if (now_unix_ms < 0 || now_unix_ms > kMaxMillis - max_lead_ms) {
-        *error = Status::error(Errc::timestamp_out_of_range,
-                               "the wall clock is outside the 48-bit time field of locality UUIDs");
-        out.kind = Tick::Kind::failed;
-        return out;
-    }
+    if (now_unix_ms < 0 || now_unix_ms > kMaxMillis - max_lead_ms)
+        return Tick::failed_with(error, Status::error(Errc::timestamp_out_of_range,
+                                                      "the wall clock is outside the 48-bit time field of locality UUIDs"));
     const uint64_t floor = static_cast<uint64_t>(now_unix_ms) << kSubMillisecondBits;
     const uint64_t limit =
         (static_cast<uint64_t>(now_unix_ms + max_lead_ms + 1) << kSubMillisecondBits) - 1;
     const Draw d = draw(&state->clock, floor, limit, UINT64_MAX);
     const int64_t ms = static_cast<int64_t>(d.position >> kSubMillisecondBits);
-    if (d.outcome != Draw::Outcome::issued) {  // never exhausted: 48 + 16 bits fill the word
-        out.kind = Tick::Kind::wait;
-        out.ahead_ms = ms - now_unix_ms;
-        return out;
-    }
-    out.kind = Tick::Kind::issued;
-    out.unix_ms = ms;
-    out.sequence = atomic_fetch_add(&state->sequence, 1);
-    out.end_unix_us = (ms + 1) * 1000;
-    return out;
+    // Never exhausted: 48 + 16 bits fill the word.
+    if (d.outcome != Draw::Outcome::issued) return Tick::waiting(ms - now_unix_ms);
+    return Tick::issued_with(TickFields{ms, atomic_fetch_add(&state->sequence, 1)}, (ms + 1) * 1000);
 }
 
 }  // namespace idgen::locality

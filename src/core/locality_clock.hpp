@@ -20,14 +20,13 @@ struct State {
     uint64_t sequence;
 };
 
-struct Tick {
-    enum class Kind { issued, wait, failed };
-    Kind kind;
-    int64_t unix_ms;      // issued: the time field
-    uint64_t sequence;    // issued: the counter's source
-    int64_t end_unix_us;  // issued: the end of that millisecond
-    int64_t ahead_ms;     // wait: how far the next position is ahead of the wall clock
+// An issued time field and counter source (logical_clock.hpp's Drawn): its end_unix_us is the
+// end of that millisecond.
+struct TickFields {
+    int64_t unix_ms;    // the time field
+    uint64_t sequence;  // the counter's source
 };
+using Tick = Drawn<TickFields>;
 
 uint64_t position_after(int64_t horizon_unix_us) noexcept;
 

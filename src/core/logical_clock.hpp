@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "status.hpp"
+
 namespace idgen {
 
 struct LogicalClock {
@@ -34,5 +36,39 @@ Draw draw(LogicalClock *clock, uint64_t floor, uint64_t limit, uint64_t max_posi
 // Moves the clock to at least `position` (used when a generator starts, so that it resumes
 // above a durable high-water mark).
 void raise_to(LogicalClock *clock, uint64_t position) noexcept;
+
+// What every generator's draw gives back, one shape for all layouts: the fields of the value it
+// issued (Fields: the layout's own, e.g. a Snowflake id and its millisecond) and the end of its
+// clock unit, which the durable horizon must cover; or how far ahead of the wall clock the next
+// value would be (wait); or a failure, its reason in the caller's Status. `retired` is
+// Snowflake's: the sequencer's slot changed hands during the draw (snowflake::next_in_generation).
+template <typename Fields>
+struct Drawn : Fields {
+    using FieldsType = Fields;
+    enum class Kind { issued, wait, failed, retired };
+    Kind kind;
+    int64_t end_unix_us;  // issued
+    int64_t ahead_ms;     // wait
+
+    static Drawn issued_with(const Fields &fields, int64_t end_unix_us) noexcept {
+        Drawn d{};
+        static_cast<Fields &>(d) = fields;
+        d.kind = Kind::issued;
+        d.end_unix_us = end_unix_us;
+        return d;
+    }
+    static Drawn waiting(int64_t ahead_ms) noexcept {
+        Drawn d{};
+        d.kind = Kind::wait;
+        d.ahead_ms = ahead_ms;
+        return d;
+    }
+    static Drawn failed_with(Status *error, const Status &why) noexcept {
+        *error = why;
+        Drawn d{};
+        d.kind = Kind::failed;
+        return d;
+    }
+};
 
 }  // namespace idgen

@@ -106,46 +106,30 @@ int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) no
 
 Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
           int64_t max_lead_ms, Status *error) noexcept {
-    Next out{};
-    if (!node_fits(layout, node)) {
-        *error = Status::error(Errc::not_attached,
-                               "node id %d does not fit in the sequencer's %d node bits", node,
-                               layout.node_bits);
-        out.kind = Next::Kind::failed;
-        return out;
-    }
+    if (!node_fits(layout, node))
+        return Next::failed_with(error, Status::error(Errc::not_attached,
+                                                      "node id %d does not fit in the sequencer's %d node bits",
+                                                      node, layout.node_bits));
     const int cb = layout.counter_bits();
     const int64_t now_ms = floor_div(now_unix_us, 1000) - layout.epoch_unix_ms;
     const int64_t limit_ms = now_ms + max_lead_ms;
-    if (limit_ms < 0) {  // the wall clock is so far before the epoch that no id may be issued
-        out.kind = Next::Kind::wait;
-        out.ahead_ms = -now_ms;
-        return out;
-    }
+    // The wall clock so far before the epoch that no id may be issued:
+    if (limit_ms < 0) return Next::waiting(-now_ms);
     const uint64_t floor = now_ms <= 0 ? 0 : static_cast<uint64_t>(now_ms) << cb;
     const uint64_t limit = ((static_cast<uint64_t>(limit_ms) + 1) << cb) - 1;
     const uint64_t max_position = ((static_cast<uint64_t>(kMaxMillis) + 1) << cb) - 1;
 
     const Draw d = draw(clock, floor, limit, max_position);
     const int64_t ms = static_cast<int64_t>(d.position >> cb);
-    if (d.outcome == Draw::Outcome::exhausted) {
-        *error = Status::error(Errc::exhausted,
-                               "the sequencer's 41-bit time field is used up (epoch + 69.7 years)");
-        out.kind = Next::Kind::failed;
-        return out;
-    }
-    if (d.outcome == Draw::Outcome::ahead) {
-        out.kind = Next::Kind::wait;
-        out.ahead_ms = ms - now_ms;
-        return out;
-    }
+    if (d.outcome == Draw::Outcome::exhausted)
+        return Next::failed_with(error, Status::error(Errc::exhausted,
+                                                      "the sequencer's 41-bit time field is used up (epoch + 69.7 years)"));
+    if (d.outcome == Draw::Outcome::ahead) return Next::waiting(ms - now_ms);
     const uint64_t counter = d.position & ((uint64_t{1} << cb) - 1);
-    out.kind = Next::Kind::issued;
-    out.id = static_cast<int64_t>(static_cast<uint64_t>(ms) << kNodeAndCounterBits |
-                                  static_cast<uint64_t>(node) << cb | counter);
-    out.unix_ms = layout.epoch_unix_ms + ms;
-    out.end_unix_us = (out.unix_ms + 1) * 1000;
-    return out;
+    const IdFields f{static_cast<int64_t>(static_cast<uint64_t>(ms) << kNodeAndCounterBits |
+                                          static_cast<uint64_t>(node) << cb | counter),
+                     layout.epoch_unix_ms + ms};
+    return Next::issued_with(f, (f.unix_ms + 1) * 1000);
 }
 
 // Why no id of a retired generation lies past the bound retire() returns. The drawer D, bound to

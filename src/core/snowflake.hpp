@@ -66,14 +66,12 @@ int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept;
 // are taken before ids are handed out, so this holds whatever is in flight).
 int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) noexcept;
 
-struct Next {
-    enum class Kind { issued, wait, failed, retired };
-    Kind kind;
-    int64_t id;           // issued
-    int64_t unix_ms;      // issued: the id's millisecond
-    int64_t end_unix_us;  // issued: when that millisecond ends (what the horizon must cover)
-    int64_t ahead_ms;     // wait: how far the next id is ahead of the wall clock
+// An issued id (logical_clock.hpp's Drawn): its end_unix_us is when its millisecond ends.
+struct IdFields {
+    int64_t id;
+    int64_t unix_ms;  // the id's millisecond
 };
+using Next = Drawn<IdFields>;
 
 // Draws the next id for `node` at wall-clock time `now_unix_us`, running at most
 // `max_lead_ms` ahead of it. Failures (kind failed, reason in *error): the node does not fit

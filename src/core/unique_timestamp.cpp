@@ -36,17 +36,10 @@ static uint64_t lead_positions(int64_t max_lead_ms, int64_t unit) noexcept {
     return static_cast<uint64_t>(max_lead_ms * kNanosPerMilli / unit);
 }
 
-static Next failed(Status *error, const Status &why) noexcept {
-    *error = why;
-    Next out{};
-    out.kind = Next::Kind::failed;
-    return out;
-}
-
 Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_ns,
           int64_t max_lead_ms, Status *error) noexcept {
     const Status fits = check_host(l, host);
-    if (!fits.ok()) return failed(error, fits);
+    if (!fits.ok()) return Next::failed_with(error, fits);
     const int64_t unit = unit_ns(l);
     const int64_t now_ns = now_unix_ns < 0 ? 0 : now_unix_ns;
     const uint64_t floor = static_cast<uint64_t>(now_ns / unit);
@@ -54,23 +47,18 @@ Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_n
 
     const Draw d = draw(clock, floor, floor + lead_positions(max_lead_ms, unit), max_position);
     if (d.outcome == Draw::Outcome::exhausted)
-        return failed(error, Status::error(Errc::exhausted,
+        return Next::failed_with(error, Status::error(Errc::exhausted,
                                            "unique timestamps are used up (int64 nanoseconds "
                                            "end at 2262-04-11 23:47:16 UTC)"));
-    Next out{};
     if (d.outcome == Draw::Outcome::ahead) {
         // d.position <= max_position, so its start fits in int64 and lies after now_ns.
         const int64_t ahead_ns = static_cast<int64_t>(d.position) * unit - now_ns;
-        out.kind = Next::Kind::wait;
-        out.ahead_ms = (ahead_ns + kNanosPerMilli - 1) / kNanosPerMilli;
-        return out;
+        return Next::waiting((ahead_ns + kNanosPerMilli - 1) / kNanosPerMilli);
     }
     // The end of the last unit may pass INT64_MAX ns, but not UINT64_MAX.
     const uint64_t end_ns = (d.position + 1) * static_cast<uint64_t>(unit);
-    out.kind = Next::Kind::issued;
-    out.value = static_cast<int64_t>(d.position) * unit + host;
-    out.end_unix_us = static_cast<int64_t>((end_ns + 999) / 1000);
-    return out;
+    return Next::issued_with(ValueFields{static_cast<int64_t>(d.position) * unit + host},
+                             static_cast<int64_t>((end_ns + 999) / 1000));
 }
 
 int64_t unix_us_of(const Layout &l, uint64_t position) noexcept {

@@ -25,15 +25,12 @@ int32_t max_host(const Layout &l) noexcept;
 // Errc::not_attached unless 0 <= host <= max_host(l).
 Status check_host(const Layout &l, int32_t host) noexcept;
 
-struct Next {
-    enum class Kind { issued, wait, failed };
-    Kind kind;
-    int64_t value;        // issued
-    int64_t end_unix_us;  // issued: the end of the value's unit, rounded up to whole
-                          // microseconds (what the durable horizon must cover)
-    int64_t ahead_ms;     // wait: how far the needed position is ahead of the wall clock (ms,
-                          // rounded up)
+// An issued value (logical_clock.hpp's Drawn): its end_unix_us is the end of its unit, rounded
+// up to whole microseconds; ahead_ms is rounded up.
+struct ValueFields {
+    int64_t value;
 };
+using Next = Drawn<ValueFields>;
 
 // Draws the next value for `host` at wall-clock time `now_unix_ns` (a time before 1970
 // counts as 1970), running at most `max_lead_ms` (>= 0) ahead of it. Failures (kind failed,

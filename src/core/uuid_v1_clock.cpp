@@ -27,29 +27,17 @@ int64_t unix_us_of(uint64_t position) noexcept {
 
 Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq,
           uint64_t node, Status *error) noexcept {
-    Next out{};
     const uint64_t floor = static_cast<uint64_t>(now_unix_ns / 100 + kUnixEpochTicks);
     const uint64_t limit = floor + static_cast<uint64_t>(max_lead_ms) * 10000;
     const Draw d = draw(clock, floor, limit, kMaxTicks);
-    if (d.outcome == Draw::Outcome::exhausted) {
-        *error = Status::error(Errc::exhausted, "the 60-bit time of version-1 UUIDs is used up");
-        out.kind = Next::Kind::failed;
-        return out;
-    }
-    if (d.outcome == Draw::Outcome::ahead) {
-        out.kind = Next::Kind::wait;
-        out.ahead_ms = static_cast<int64_t>((d.position - floor + 9999) / 10000);
-        return out;
-    }
-    const Status s = encode(Fields{d.position, clock_seq, node}, &out.uuid);
-    if (!s.ok()) {
-        *error = s;
-        out.kind = Next::Kind::failed;
-        return out;
-    }
-    out.kind = Next::Kind::issued;
-    out.end_unix_us = ticks_to_unix_us_ceil(d.position + 1);
-    return out;
+    if (d.outcome == Draw::Outcome::exhausted)
+        return Next::failed_with(error, Status::error(Errc::exhausted, "the 60-bit time of version-1 UUIDs is used up"));
+    if (d.outcome == Draw::Outcome::ahead)
+        return Next::waiting(static_cast<int64_t>((d.position - floor + 9999) / 10000));
+    UuidFields f;
+    const Status s = encode(Fields{d.position, clock_seq, node}, &f.uuid);
+    if (!s.ok()) return Next::failed_with(error, s);
+    return Next::issued_with(f, ticks_to_unix_us_ceil(d.position + 1));
 }
 
 }  // namespace idgen::uuid_v1

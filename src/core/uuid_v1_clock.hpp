@@ -11,13 +11,12 @@
 
 namespace idgen::uuid_v1 {
 
-struct Next {
-    enum class Kind { issued, wait, failed };
-    Kind kind;
-    Uuid uuid;            // issued
-    int64_t end_unix_us;  // issued: the end of the tick, rounded up to a microsecond
-    int64_t ahead_ms;     // wait: how far the next tick is ahead of the wall clock
+// An issued UUID (logical_clock.hpp's Drawn): its end_unix_us is the end of its tick, rounded up
+// to a microsecond.
+struct UuidFields {
+    Uuid uuid;
 };
+using Next = Drawn<UuidFields>;
 
 // A server's random identity for live UUIDs (RFC 4122 section 4.5): from 8 random bytes, a node
 // of 47 random bits with the multicast bit set (no network card has such an address) and a

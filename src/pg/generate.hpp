@@ -1,12 +1,13 @@
 // The loop every time-ordered generator runs for one id: read the wall clock (or the lead floor
-// after adopted state, generator_now_unix_ns), draw from the
-// core, and then hand the id out once the durable horizon covers it, or wait for the clock,
-// or raise the core's error. `draw(now_unix_ns, &error)` returns a core Next-like struct with
-// `kind` (issued / wait / failed), `end_unix_us` and `ahead_ms`. Everything alive across the
-// ereport longjmps in here is trivially destructible.
+// after adopted state, generator_now_unix_ns), draw from the core, and then hand the id out
+// once the durable horizon (and this database's carried copy) covers it, or wait for the
+// clock, or raise the core's error. `draw(now_unix_ns, &error)` returns the core's one result
+// shape, Drawn<Fields> (logical_clock.hpp). Everything alive across the ereport longjmps in
+// here is trivially destructible.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../core/status.hpp"
 #include "carried_state.hpp"
@@ -19,12 +20,15 @@ namespace idgen::pg {
 
 template <typename DrawFn>
 auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawFn draw) {
+    using Result = decltype(draw(int64_t{0}, static_cast<Status *>(nullptr)));
+    static_assert(std::is_same_v<Result, Drawn<typename Result::FieldsType>>,
+                  "a generator's draw returns the core's Drawn (logical_clock.hpp)");
+    using Kind = typename Result::Kind;
     ClockWait wait;
     for (;;) {
         const int64_t now_ns = generator_now_unix_ns(shared);
         Status error;
-        const auto n = draw(now_ns, &error);
-        using Kind = decltype(n.kind);
+        const Result n = draw(now_ns, &error);
         if (n.kind == Kind::issued) {
             ensure_horizon(shared, n.end_unix_us, now_ns / 1000, what);
             ensure_carried_horizon(shared, n.end_unix_us, what);
