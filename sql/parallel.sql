@@ -54,8 +54,10 @@ EXPLAIN (COSTS OFF)
 SELECT count(*) FROM ids WHERE snowflake_node('par', sf) = 300 AND snowflake_timestamp('parbf', sfat) >= '2024-01-01';
 SELECT count(*) FROM ids WHERE snowflake_node('par', sf) = 300 AND snowflake_timestamp('parbf', sfat) >= '2024-01-01';
 
--- force_parallel_mode: safe functions run in a worker, restricted ones stay in the leader.
-SET force_parallel_mode = on;
+-- force_parallel_mode (debug_parallel_query from PostgreSQL 16 on): safe functions run in a
+-- worker, restricted ones stay in the leader.
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false) AS forced;
 SELECT snowflake_timestamp('par', snowflake_min_id('par', '2024-06-01 12:00:00+00')) AS decoded_in_worker,
        snowflake_counter('par', 7) AS counter;
 SELECT count(*) AS rows, count(DISTINCT id) AS distinct_ids FROM (SELECT snowflake_next('par') AS id FROM generate_series(1, 10000)) s;
@@ -68,7 +70,8 @@ SELECT locality_uuid_pid(locality_uuid()) = pg_backend_pid() % 65536 AS generate
 SELECT format('SELECT snowflake_at(''parbf'', now())') FROM generate_series(1, 20) \gexec
 \o
 SELECT snowflake_node('parbf', snowflake_at('parbf', now())) AS node_after_twenty_statements;
-RESET force_parallel_mode;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'off', false) AS forced;
 
 DROP TABLE ids;
 DROP TABLE big;
