@@ -54,10 +54,13 @@ def session(n):
                 return None
             finally:
                 conn.close()
-        except psycopg2.OperationalError:
-            time.sleep(0.2)  # the server is away (crash, restart): run the session again
         except psycopg2.Error as e:
-            return e.pgcode or 'unknown'
+            # No SQLSTATE: the connection broke (an OperationalError, or an InterfaceError when the
+            # crash comes between statements): the server is away, run the session again.
+            if e.pgcode is None:
+                time.sleep(0.2)
+                continue
+            return e.pgcode
 
 
 def worker():
