@@ -22,7 +22,10 @@ my $total = $ENV{IDGEN_POOL_SESSIONS} // 10000;
 my ($one_n, $many_n, $crash_n, $crash_one_n) =
     (int($total * 0.25), int($total * 0.25), int($total * 0.3), int($total * 0.2));
 my $driver = "$FindBin::Bin/short_sessions.py";
-my $node = idgen_node('pool', node_id => 7, conf => "max_connections = 40\n");
+# A session that finds every namespace held waits up to idgen.max_wait for one to be handed back
+# (the previous session's backend parks a moment after its client left); on a loaded CI machine
+# that moment can pass the default 1 s, so the test gives it 10 s.
+my $node = idgen_node('pool', node_id => 7, conf => "max_connections = 40\nidgen.max_wait = '10s'\n");
 start_node($node);
 $node->safe_psql('postgres', q{
     CREATE EXTENSION idgen;
