@@ -110,7 +110,10 @@ static SessionAllocator *allocator_for(SharedState *shared, const LeaseSpace &sp
 // parked yet; bounded, so waits across spaces cannot deadlock).
 static bool wait_for_parked(SessionAllocator *s, int waited_ms) {
     if (s->counted > 0 || waited_ms >= max_wait_ms) return false;
-    if (space_counts(s->shared, s->space).in_use == 0) return false;
+    // Nothing held and nothing parked: none will come. Parked since this session looked: adopt
+    // it (the ending session parks, then stops counting it, so both can be seen at once).
+    const SpaceCounts c = space_counts(s->shared, s->space);
+    if (c.in_use == 0 && c.pooled == 0) return false;
     (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
     CHECK_FOR_INTERRUPTS();
@@ -139,6 +142,10 @@ static void hold_next(SessionAllocator *s, const char *what) {
         }
         if (!wait_for_parked(s, waited_ms)) raise_space_used_up(s->limit, what);
     }
+    // Counted in use at once: a namespace neither parked nor counted would let another session
+    // conclude that none will come back (wait_for_parked).
+    s->counted++;
+    count_in_use(s->shared, s->space, s->limit, 1);
     // This database's copy covers the namespace before it is used, however it was had: one
     // parked or recycled may have been leased by a session of another database.
     carry_lease(s->shared, s->space, lease_state(s->shared, s->space), what);
@@ -146,8 +153,6 @@ static void hold_next(SessionAllocator *s, const char *what) {
         check(backfill::hold_adopted(a, ns, park_buffer));  // on an error the namespace is spent
     else
         check(backfill::hold(a, ns));
-    s->counted++;
-    count_in_use(s->shared, s->space, s->limit, 1);
 }
 
 // How far a space's durable offset bound moves at a time: a 64th of a namespace, so that it is
