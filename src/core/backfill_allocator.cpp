@@ -12,6 +12,21 @@ uint32_t cells_for(uint32_t max_keys) noexcept {
     return cells;
 }
 
+// A short session's table: 512 keys in 16 KiB (growing from there costs one rehash per
+// doubling, less than the clearing of a large table it replaces).
+constexpr uint32_t kFirstCells = 1024;
+
+uint32_t first_cells(uint32_t max_keys) noexcept {
+    const uint32_t full = cells_for(max_keys);
+    return full < kFirstCells ? full : kFirstCells;
+}
+
+// Keys the current table holds before it must grow or be cleared.
+static uint32_t room(const Allocator *a) noexcept {
+    const uint32_t half = (a->table_mask + 1) / 2;
+    return half < a->max_keys ? half : a->max_keys;
+}
+
 static void clear_table(Allocator *a) noexcept {
     for (uint64_t i = 0; i <= a->table_mask; i++) a->table[i] = Entry{kEmptyKey, 0};
     a->keys = 0;
@@ -21,7 +36,7 @@ void init(Allocator *a, Entry *table, uint32_t max_keys, uint64_t per_namespace,
           uint32_t held_capacity) noexcept {
     std::memset(a, 0, sizeof *a);
     a->table = table;
-    a->table_mask = cells_for(max_keys) - 1;
+    a->table_mask = first_cells(max_keys) - 1;
     a->max_keys = max_keys;
     a->per_namespace = per_namespace;
     a->held = held;
@@ -43,6 +58,27 @@ static uint64_t cell_of(const Allocator *a, int64_t key) noexcept {
     return (static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull >> 32) & a->table_mask;
 }
 
+uint32_t cells_wanted(const Allocator *a) noexcept {
+    const uint32_t cells = a->table_mask + 1;
+    return a->keys == room(a) && cells < cells_for(a->max_keys) ? 2 * cells : 0;
+}
+
+void grow(Allocator *a, Entry *bigger) noexcept {
+    const Entry *old = a->table;
+    const uint64_t old_cells = uint64_t{a->table_mask} + 1;
+    a->table = bigger;
+    a->table_mask = static_cast<uint32_t>(2 * old_cells - 1);
+    const uint32_t keys = a->keys;
+    clear_table(a);
+    for (uint64_t j = 0; j < old_cells; j++) {
+        if (old[j].key == kEmptyKey) continue;
+        uint64_t i = cell_of(a, old[j].key);
+        while (a->table[i].key != kEmptyKey) i = (i + 1) & a->table_mask;
+        a->table[i] = old[j];
+    }
+    a->keys = keys;
+}
+
 // Forgets every key. Keys start again at the floor, above every position handed out, and the
 // namespaces below the floor's are no longer reachable.
 static void forget_keys(Allocator *a) noexcept {
@@ -61,7 +97,7 @@ Take take(Allocator *a, int64_t key) noexcept {
     uint64_t i = cell_of(a, key);
     while (a->table[i].key != key && a->table[i].key != kEmptyKey) i = (i + 1) & a->table_mask;
     if (a->table[i].key == kEmptyKey) {
-        if (a->keys == a->max_keys) {
+        if (a->keys == room(a)) {
             forget_keys(a);
             i = cell_of(a, key);
         }
@@ -102,7 +138,7 @@ bool try_take(Allocator *a, int64_t key, Take *out) noexcept {
     uint64_t i = cell_of(a, key);
     while (a->table[i].key != key && a->table[i].key != kEmptyKey) i = (i + 1) & a->table_mask;
     const bool fresh = a->table[i].key == kEmptyKey;
-    if (fresh && a->keys == a->max_keys) {
+    if (fresh && a->keys == room(a)) {
         forget_keys(a);
         i = cell_of(a, key);
     }

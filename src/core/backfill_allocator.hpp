@@ -8,7 +8,8 @@
 // them; a lease is never handed out twice), so ids from different namespaces never meet, and
 // within one namespace an id is fixed by (key, offset).
 //
-// Bounded memory: the counters live in a fixed table. When it is full it is cleared, and the
+// Bounded memory: the counters live in a table that starts small (a short session's few keys
+// cost a few KiB) and grows by doubling up to its bound. When it is full it is cleared, and the
 // floor (where keys not in the table start) is raised to one past the highest position handed
 // out so far. A forgotten key so starts above every position it may have used, so every
 // (key, position) pair, and so every id, is handed out at most once. Namespaces below the
@@ -49,7 +50,7 @@ struct Entry {
 struct Allocator {
     // Configuration, set by init().
     Entry *table;
-    uint32_t table_mask;        // cells - 1 (cells a power of two)
+    uint32_t table_mask;        // cells - 1 (cells a power of two; grow() raises it)
     uint32_t max_keys;          // keys remembered before the table is cleared
     uint64_t per_namespace;     // positions (ids per key) in one namespace
     uint64_t *held;             // ring: the namespace of session index n at held[n % held_capacity]
@@ -71,10 +72,20 @@ struct Allocator {
 // Cells needed to remember `max_keys` keys (a power of two, at most half full).
 uint32_t cells_for(uint32_t max_keys) noexcept;
 
-// Prepares `a` over the caller's memory: `table` of cells_for(max_keys) entries and `held` of
-// held_capacity words.
+// The cells a table starts with: cells_for(max_keys), or fewer when that is large (grow()).
+uint32_t first_cells(uint32_t max_keys) noexcept;
+
+// Prepares `a` over the caller's memory: `table` of first_cells(max_keys) entries and `held`
+// of held_capacity words.
 void init(Allocator *a, Entry *table, uint32_t max_keys, uint64_t per_namespace, uint64_t *held,
           uint32_t held_capacity) noexcept;
+
+// The cells the table should grow to before the next take (twice its cells), or 0 when it has
+// room or is at its bound. A caller that does not grow it only forgets sooner (always safe).
+uint32_t cells_wanted(const Allocator *a) noexcept;
+
+// Moves the keys into `bigger`, of cells_wanted(a) entries; the old table is the caller's to free.
+void grow(Allocator *a, Entry *bigger) noexcept;
 
 // Lets `a` adopt namespaces: `starts` holds kMaxAdopted * kStartBuckets offsets.
 void enable_adoption(Allocator *a, uint32_t *starts) noexcept;

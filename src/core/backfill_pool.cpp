@@ -44,27 +44,64 @@ void pool_init(PoolSlot *slots, uint32_t count) noexcept {
     for (uint32_t i = 0; i < count; i++) slots[i].used = false;
 }
 
+// Parked namespaces of `space` in the pool.
+static uint32_t parked_of(const PoolSlot *slots, uint32_t count, SpaceId space) noexcept {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (slots[i].used && slots[i].space == space) n++;
+    return n;
+}
+
+// The fullest parked namespace of `space` (it has one).
+static PoolSlot *fullest_of(PoolSlot *slots, uint32_t count, SpaceId space) noexcept {
+    PoolSlot *fullest = nullptr;
+    for (uint32_t i = 0; i < count; i++)
+        if (slots[i].used && slots[i].space == space && (fullest == nullptr || slots[i].fill > fullest->fill))
+            fullest = &slots[i];
+    return fullest;
+}
+
+static void put(PoolSlot *slot, SpaceId space, uint64_t per_namespace, uint64_t ns, uint64_t fill,
+                const uint32_t *starts) noexcept {
+    slot->used = true;
+    slot->space = space;
+    slot->per_namespace = per_namespace;
+    slot->ns = ns;
+    slot->fill = fill;
+    std::memcpy(slot->starts, starts, sizeof slot->starts);
+}
+
 Parked pool_park(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace,
-                 uint64_t ns, const uint32_t *starts) noexcept {
+                 uint64_t ns, const uint32_t *starts, Eviction mode) noexcept {
     const uint64_t fill = fill_of(starts);
-    PoolSlot *target = nullptr;
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t i = 0; i < count; i++)
         if (!slots[i].used) {
-            target = &slots[i];
-            break;
+            put(&slots[i], space, per_namespace, ns, fill, starts);
+            return Parked::kept;
         }
-        if (target == nullptr || slots[i].fill > target->fill) target = &slots[i];
+    // Full: the space with the most parked namespaces (the incoming one counted in its space's)
+    // gives up its fullest. Ties go to the incoming space, so a space never displaces another
+    // with as many parked as itself.
+    const uint32_t own = parked_of(slots, count, space) + 1;
+    SpaceId victim = space;
+    uint32_t most = own;
+    PoolSlot *fullest = nullptr;
+    for (uint32_t i = 0; i < count; i++) {
+        if (mode == Eviction::fullest_anywhere) {
+            if (fullest == nullptr || slots[i].fill > fullest->fill) fullest = &slots[i];
+            continue;
+        }
+        const uint32_t n = parked_of(slots, count, slots[i].space);
+        if (n > most) {
+            most = n;
+            victim = slots[i].space;
+        }
     }
-    if (target == nullptr) return Parked::dropped;
-    const bool replacing = target->used;
-    if (replacing && target->fill <= fill) return Parked::dropped;
-    target->used = true;
-    target->space = space;
-    target->per_namespace = per_namespace;
-    target->ns = ns;
-    target->fill = fill;
-    std::memcpy(target->starts, starts, sizeof target->starts);
-    return replacing ? Parked::replaced_fuller : Parked::kept;
+    if (fullest == nullptr) fullest = fullest_of(slots, count, victim);
+    if (victim == space && (fullest == nullptr || fullest->fill <= fill)) return Parked::dropped;
+    const bool own_space = fullest->space == space;
+    put(fullest, space, per_namespace, ns, fill, starts);
+    return own_space ? Parked::replaced_fuller : Parked::evicted_other;
 }
 
 bool pool_adopt(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace,
@@ -90,10 +127,7 @@ bool pool_adopt(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_nam
 }
 
 uint32_t pool_count(const PoolSlot *slots, uint32_t count, SpaceId space) noexcept {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < count; i++)
-        if (slots[i].used && slots[i].space == space) n++;
-    return n;
+    return parked_of(slots, count, space);
 }
 
 }  // namespace idgen::backfill

@@ -57,12 +57,19 @@ struct PoolSlot {
 
 void pool_init(PoolSlot *slots, uint32_t count) noexcept;
 
-enum class Parked { kept, replaced_fuller, dropped };
+enum class Parked { kept, replaced_fuller, evicted_other, dropped };
 
-// Puts namespace `ns` of `space` into a free slot; with none free, in place of the fullest
-// parked namespace when that is fuller (which is spent), else not at all (`ns` is spent).
+// For mutation tests only: a full pool that gives up its fullest namespace whatever its space.
+enum class Eviction { most_parked_space, fullest_anywhere };
+
+// Puts namespace `ns` of `space` into a free slot. With none free, the space with the most
+// parked namespaces (`ns` counted in its space) gives up its fullest (which is spent): `ns`
+// itself when that is it. So no space is left without a parked namespace by a park while the
+// pool has at least as many slots as there are spaces: a full pool and `ns` are one namespace
+// more than there are spaces, so the space giving one up has two (pigeonhole).
 Parked pool_park(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace,
-                 uint64_t ns, const uint32_t *starts) noexcept;
+                 uint64_t ns, const uint32_t *starts,
+                 Eviction mode = Eviction::most_parked_space) noexcept;
 
 // Takes the least used parked namespace of `space` (and `per_namespace`) out of the pool into
 // *ns and `starts`; false when there is none. Parked namespaces of `space` under another

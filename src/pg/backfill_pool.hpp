@@ -21,8 +21,11 @@ namespace idgen::pg {
 
 struct SharedState;
 
-// Parked namespaces at once, over all id spaces (about 16 KiB each).
-constexpr uint32_t kPoolSlots = 32;
+// Parked namespaces at once, over all id spaces (about 16 KiB each, 1 MiB in all). As many as
+// the lease table has spaces (each space parked here has a lease cell), so a full pool never
+// takes a space's last parked namespace for another space's (core's pool_park): a sequencer
+// with one reserved node keeps it however many namespaces a busy space hands back.
+constexpr uint32_t kPoolSlots = kLeaseSpaces;
 
 struct BackfillPool {
     backfill::PoolSlot slots[kPoolSlots];  // pool_lock

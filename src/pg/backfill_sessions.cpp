@@ -88,7 +88,7 @@ static SessionAllocator *allocator_for(SharedState *shared, const LeaseSpace &sp
     release(victim);
     const uint32_t max_keys = static_cast<uint32_t>(backfill_timestamps);
     auto *table = static_cast<backfill::Entry *>(
-        MemoryContextAllocHuge(context, sizeof(backfill::Entry) * backfill::cells_for(max_keys)));
+        MemoryContextAllocHuge(context, sizeof(backfill::Entry) * backfill::first_cells(max_keys)));
     auto *held = static_cast<uint64_t *>(MemoryContextAlloc(context, sizeof(uint64_t) * kHeldNamespaces));
     auto *starts = static_cast<uint32_t *>(
         MemoryContextAlloc(context, sizeof(uint32_t) * backfill::kStartBuckets * backfill::kMaxAdopted));
@@ -165,6 +165,12 @@ static uint32_t bound_step(uint64_t per_namespace) {
 BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t per_namespace,
                            uint64_t limit, int64_t key, const char *what) {
     SessionAllocator *s = allocator_for(state, space, per_namespace, limit);
+    if (const uint32_t cells = backfill::cells_wanted(&s->alloc)) {  // on an error the old one stays
+        backfill::Entry *old = s->alloc.table;
+        backfill::grow(&s->alloc, static_cast<backfill::Entry *>(
+                                      MemoryContextAllocHuge(context, sizeof(backfill::Entry) * cells)));
+        pfree(old);
+    }
     backfill::Take t;
     while (!backfill::try_take(&s->alloc, key, &t)) hold_next(s, what);
     // The bound covers every offset handed out, before the id is (backfill_leases.hpp).

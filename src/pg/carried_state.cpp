@@ -16,6 +16,7 @@ extern "C" {
 #include "commands/trigger.h"
 #include "storage/bufmgr.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 }
@@ -61,10 +62,29 @@ static Oid extension_schema() {
     return schema;
 }
 
+// The table's oid as last looked up (InvalidOid: look it up again): a relcache invalidation of
+// the table (DROP EXTENSION) or of everything clears it, and so does a table that is gone or
+// is another by the time it is opened.
+static Oid table_relid = InvalidOid;
+
+static void on_relcache_invalidation(Datum, Oid relid) {
+    if (relid == InvalidOid || relid == table_relid) table_relid = InvalidOid;
+}
+
 static Relation open_table() {
-    const Oid relid = get_relname_relid(kTable, extension_schema());
-    table_missing = !OidIsValid(relid);
-    return table_missing ? nullptr : table_open(relid, AccessShareLock);
+    static bool callback_registered = false;
+    if (!callback_registered) {
+        CacheRegisterRelcacheCallback(on_relcache_invalidation, 0);
+        callback_registered = true;
+    }
+    if (OidIsValid(table_relid)) {
+        Relation rel = try_table_open(table_relid, AccessShareLock);
+        if (rel != nullptr && strcmp(RelationGetRelationName(rel), kTable) == 0) return rel;
+        if (rel != nullptr) table_close(rel, AccessShareLock);
+    }
+    table_relid = get_relname_relid(kTable, extension_schema());
+    table_missing = !OidIsValid(table_relid);
+    return table_missing ? nullptr : table_open(table_relid, AccessShareLock);
 }
 
 static Row *row_of(Page page, OffsetNumber off) {
@@ -160,38 +180,65 @@ static LeaseState lease_of(const Row &row) {
                       static_cast<uint32_t>(row.step)};
 }
 
+// What this backend last carried per space, and into which table: a carry that it covers is
+// skipped (a row only moves up; a table made again by CREATE EXTENSION is saved from the shared
+// state, which is at least what was carried, and its new oid does not match).
+struct Carried {
+    LeaseSpace space;
+    LeaseState state;
+    Oid table;
+};
+static Carried carried[8];
+static uint32_t carried_next = 0;  // the entry a new space takes (round robin)
+
+static bool covers(const LeaseState &had, const LeaseState &state) {
+    return had.next >= state.next && had.bound >= state.bound && had.step >= state.step;
+}
+
+static Carried *carried_of(const LeaseSpace &space) {
+    for (Carried &c : carried)
+        if (c.space == space && OidIsValid(c.table) && c.table == table_relid) return &c;
+    return nullptr;
+}
+
 void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &state, const char *what) {
     adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
+    const Carried *known = carried_of(space);
+    if (known != nullptr && covers(known->state, state)) return;
     const int64 writer = own_writer();
-    // The space's row if there is one, else the first free row.
-    bool found = false;
-    edit_rows([&](Row *row) {
-        found = found || same_space(row, space);
-        return false;
-    });
     bool placed = false;
-    make_durable(edit_rows([&](Row *row) {
-                     if (placed) return false;
-                     if (found ? !same_space(row, space)
-                               : (row->slot == kHorizonRow || row->kind != static_cast<int32>(LeaseKind::free)))
-                         return false;
-                     placed = true;
-                     const Row before = *row;
-                     row->kind = static_cast<int32>(space.kind);
-                     row->key = static_cast<int64>(space.key);
-                     // Each field only moves up (a bound of 0.4.0's spaces, unknown, is the
-                     // largest of all).
-                     const LeaseState had = lease_of(*row);
-                     if (had.next < state.next) row->value = static_cast<int64>(state.next);
-                     if (had.bound < state.bound) row->bound = static_cast<int32>(state.bound);
-                     if (had.step < state.step) row->step = static_cast<int32>(state.step);
-                     row->writer = writer;
-                     return memcmp(&before, row, sizeof before) != 0;  // written only when it moves
-                 }),
-                 what);
+    LeaseState now{};
+    auto merge = [&](Row *row) {
+        placed = true;
+        const Row before = *row;
+        row->kind = static_cast<int32>(space.kind);
+        row->key = static_cast<int64>(space.key);
+        // Each field only moves up (a bound of 0.4.0's spaces, unknown, is the largest of all).
+        const LeaseState had = lease_of(*row);
+        if (had.next < state.next) row->value = static_cast<int64>(state.next);
+        if (had.bound < state.bound) row->bound = static_cast<int32>(state.bound);
+        if (had.step < state.step) row->step = static_cast<int32>(state.step);
+        row->writer = writer;
+        now = lease_of(*row);
+        return memcmp(&before, row, sizeof before) != 0;  // written only when it moves
+    };
+    // The space's row; only when it has none (its first lease in this database), a free one.
+    XLogRecPtr end = edit_rows([&](Row *row) { return !placed && same_space(row, space) && merge(row); });
     if (!placed && !table_missing)
+        end = edit_rows([&](Row *row) {
+            // The space's row again: another session of this database may have just placed it.
+            const bool usable = same_space(row, space) ||
+                                (row->slot != kHorizonRow && row->kind == static_cast<int32>(LeaseKind::free));
+            return !placed && usable && merge(row);
+        });
+    make_durable(end, what);
+    if (table_missing) return;
+    if (!placed)
         ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
                         errmsg("%s: idgen's table \"%s\" has no free row for another id space", what, kTable)));
+    Carried *slot = const_cast<Carried *>(carried_of(space));
+    if (slot == nullptr) slot = &carried[carried_next++ % (sizeof carried / sizeof carried[0])];
+    *slot = Carried{space, now, table_relid};  // durable: make_durable returned
 }
 
 static LeaseSpace space_of(const Row &row) {
@@ -278,6 +325,8 @@ Datum idgen_reserved_state_save(PG_FUNCTION_ARGS) {
     if (s == nullptr || RecoveryInProgress()) PG_RETURN_VOID();
     carried_horizon_us = 0;  // this session may have served the schema without the table
     adoption_checked = false;
+    table_relid = InvalidOid;  // the table is new: nothing carried into it yet
+    for (Carried &c : carried) c.table = InvalidOid;
     ensure_carried_horizon(s, static_cast<int64_t>(idgen::atomic_load(&s->horizon.durable_unix_us)), "CREATE EXTENSION idgen");
     LeaseTable table;
     LWLockAcquire(s->lease_lock, LW_SHARED);

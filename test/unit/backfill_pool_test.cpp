@@ -40,20 +40,21 @@ struct Server {
 // every namespace it holds when it ends.
 struct PooledSession {
     Server *server;
-    std::vector<Entry> table;
+    test::GrowingTable table;
     std::vector<uint64_t> held;
     std::vector<uint32_t> adopted;
     Allocator a{};
 
     PooledSession(Server *s, uint32_t max_keys, uint64_t per_namespace)
-        : server(s), table(cells_for(max_keys)), held(64), adopted(kMaxAdopted * kStartBuckets) {
-        init(&a, table.data(), max_keys, per_namespace, held.data(), 64);
+        : server(s), table(max_keys), held(64), adopted(kMaxAdopted * kStartBuckets) {
+        init(&a, table.cells.data(), max_keys, per_namespace, held.data(), 64);
         enable_adoption(&a, adopted.data());
     }
 
     // (namespace, offset) for `key`; false when the id space has no namespace left.
     bool next(int64_t key, uint64_t *ns, uint64_t *offset) {
         Take t;
+        table.make_room(&a);
         while (!try_take(&a, key, &t)) {
             std::vector<uint32_t> starts(kStartBuckets);
             uint64_t got = 0;
@@ -178,6 +179,61 @@ TEST(BackfillPool, ASpentNamespaceIsNotParkedAndAFullPoolKeepsTheLeastUsed) {
     EXPECT_EQ(pool_park(server.slots.data(), 1, Server::kSpace, 2, 7, much.data()), Parked::dropped);
     EXPECT_FALSE(pool_adopt(server.slots.data(), 1, Server::kSpace, 3, &ns, starts.data()));  // other layout
     EXPECT_EQ(pool_count(server.slots.data(), 1, Server::kSpace), 0u);
+}
+
+// Random parks and adoptions over `spaces` id spaces in a pool of `slots`: true when no park
+// ever left a space that had a parked namespace without one.
+static bool parks_keep_every_space_served(uint32_t slots, uint32_t spaces, Eviction mode) {
+    std::vector<PoolSlot> pool(slots);
+    pool_init(pool.data(), slots);
+    std::mt19937_64 rng(7);
+    std::vector<uint32_t> starts(kStartBuckets);
+    uint64_t ns = 0;
+    for (int step = 0; step < 20000; step++) {
+        // Space 0 is small and rarely used; the others are busy and park often.
+        const SpaceId space{1, rng() % 8 == 0 ? 0 : 1 + rng() % (spaces - 1)};
+        if (rng() % 3 == 0) {
+            pool_adopt(pool.data(), slots, space, 100, &ns, starts.data());
+            continue;
+        }
+        std::fill(starts.begin(), starts.end(), static_cast<uint32_t>(rng() % 100));
+        std::vector<uint32_t> before(spaces);
+        for (uint32_t k = 0; k < spaces; k++) before[k] = pool_count(pool.data(), slots, SpaceId{1, k});
+        pool_park(pool.data(), slots, space, 100, step, starts.data(), mode);
+        for (uint32_t k = 0; k < spaces; k++)
+            if (before[k] > 0 && pool_count(pool.data(), slots, SpaceId{1, k}) == 0) return false;
+    }
+    return true;
+}
+
+TEST(BackfillPool, AFullPoolNeverTakesASpacesLastParkedNamespace) {
+    EXPECT_TRUE(parks_keep_every_space_served(8, 8, Eviction::most_parked_space));
+    EXPECT_TRUE(parks_keep_every_space_served(8, 3, Eviction::most_parked_space));
+    // The mutation: giving up the fullest namespace whatever its space.
+    EXPECT_FALSE(parks_keep_every_space_served(8, 8, Eviction::fullest_anywhere));
+}
+
+TEST(BackfillPool, AFullPoolTakesFromTheSpaceWithTheMost) {
+    std::vector<PoolSlot> pool(3);
+    pool_init(pool.data(), 3);
+    std::vector<uint32_t> full(kStartBuckets, 90), empty(kStartBuckets, 0), half(kStartBuckets, 50);
+    const SpaceId small{1, 0}, busy{1, 1};
+    EXPECT_EQ(pool_park(pool.data(), 3, small, 100, 1, full.data()), Parked::kept);
+    EXPECT_EQ(pool_park(pool.data(), 3, busy, 100, 2, half.data()), Parked::kept);
+    EXPECT_EQ(pool_park(pool.data(), 3, busy, 100, 3, empty.data()), Parked::kept);
+    // Busy has two (three with the incoming): its fullest goes, though small's is fuller.
+    EXPECT_EQ(pool_park(pool.data(), 3, busy, 100, 4, empty.data()), Parked::replaced_fuller);
+    EXPECT_EQ(pool_park(pool.data(), 3, busy, 100, 5, half.data()), Parked::dropped);
+    EXPECT_EQ(pool_count(pool.data(), 3, small), 1u);
+    // Small's second namespace ties with busy's two: small gives up its fuller one.
+    EXPECT_EQ(pool_park(pool.data(), 3, small, 100, 6, empty.data()), Parked::replaced_fuller);
+    uint64_t ns = 0;
+    ASSERT_TRUE(pool_adopt(pool.data(), 3, small, 100, &ns, full.data()));
+    EXPECT_EQ(ns, 6u);
+    // A third space takes one of busy's.
+    EXPECT_EQ(pool_park(pool.data(), 3, small, 100, 7, empty.data()), Parked::kept);
+    EXPECT_EQ(pool_park(pool.data(), 3, SpaceId{1, 2}, 100, 8, full.data()), Parked::evicted_other);
+    EXPECT_EQ(pool_count(pool.data(), 3, busy), 1u);
 }
 
 TEST(BackfillPool, ThousandsOfSessionsOnThreadsNeverRepeatAnId) {

@@ -25,13 +25,13 @@ namespace {
 // One session's allocator with its own memory, leasing from a counter shared by all sessions
 // (the durable lease store in the server).
 struct Session {
-    std::vector<Entry> table;
+    test::GrowingTable table;
     std::vector<uint64_t> held;
     Allocator a{};
 
     Session(uint32_t max_keys, uint64_t per_namespace, uint32_t held_capacity = 64)
-        : table(cells_for(max_keys)), held(held_capacity) {
-        init(&a, table.data(), max_keys, per_namespace, held.data(), held_capacity);
+        : table(max_keys), held(held_capacity) {
+        init(&a, table.cells.data(), max_keys, per_namespace, held.data(), held_capacity);
     }
 
     struct Got {
@@ -44,6 +44,7 @@ struct Session {
     // this session's own counter); not ok when out of leases.
     Got next(int64_t key, std::atomic<uint64_t> *leases = nullptr, uint64_t lease_limit = UINT64_MAX) {
         if (leases == nullptr) leases = &own_leases;
+        table.make_room(&a);
         const Take t = take(&a, key);
         Got got{true, 0, t.offset, Status::success()};
         while (!held_namespace(&a, t.index, &got.ns)) {
@@ -95,6 +96,26 @@ TEST(BackfillAllocator, EveryKeyPositionPairOnceThroughManyClears) {
     }
     EXPECT_GT(s.a.clears, 100u);
     EXPECT_LE(s.a.held_count, 1u + 5000 / 10);
+}
+
+TEST(BackfillAllocator, ATableGrowsToItsBoundBeforeItForgets) {
+    // 65,536 keys remembered: the table starts at 1,024 cells and doubles to 131,072; 60,000
+    // keys, each taken three times spread over the run, keep counting (never a clear) and
+    // never repeat a (key, offset). A growth that loses a key would hand out its offsets again.
+    Session s(65536, 1000);
+    EXPECT_EQ(s.table.cells.size(), first_cells(65536));
+    std::vector<int64_t> keys;
+    for (int round = 0; round < 3; round++)
+        for (int64_t k = 0; k < 60000; k++) keys.push_back(k * 7919);
+    std::set<std::tuple<int64_t, uint64_t, uint64_t>> seen;
+    for (const int64_t key : keys) {
+        const Session::Got g = s.next(key);
+        ASSERT_TRUE(g.ok);
+        ASSERT_TRUE(seen.insert({key, g.ns, g.offset}).second) << "repeat of key " << key;
+    }
+    EXPECT_EQ(s.table.cells.size(), cells_for(65536));
+    EXPECT_EQ(s.a.clears, 0u);
+    EXPECT_EQ(s.a.high, 3u);  // every key at offsets 0, 1, 2
 }
 
 TEST(BackfillAllocator, ForgottenKeysStartAboveEverythingHandedOut) {

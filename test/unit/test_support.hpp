@@ -1,4 +1,5 @@
-// What the unit tests share: UUIDs as text, and a generator driven from real threads.
+// What the unit tests share: UUIDs as text, a generator driven from real threads, and a
+// backfill counter table grown as the server grows it.
 #pragma once
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "backfill_allocator.hpp"
 #include "uuid.hpp"
 
 namespace idgen::test {
@@ -39,5 +41,19 @@ bool all_distinct(std::vector<T> values) {
     std::sort(values.begin(), values.end());
     return std::adjacent_find(values.begin(), values.end()) == values.end();
 }
+
+// An allocator's counter table in a vector: call make_room before every take, as the server
+// does (src/pg/backfill_sessions.cpp).
+struct GrowingTable {
+    std::vector<backfill::Entry> cells;
+    explicit GrowingTable(uint32_t max_keys) : cells(backfill::first_cells(max_keys)) {}
+    void make_room(backfill::Allocator *a) {
+        if (const uint32_t wanted = backfill::cells_wanted(a)) {
+            std::vector<backfill::Entry> bigger(wanted);
+            backfill::grow(a, bigger.data());
+            cells.swap(bigger);
+        }
+    }
+};
 
 }  // namespace idgen::test
