@@ -197,14 +197,15 @@ static bool covers(const LeaseState &had, const LeaseState &state) {
 
 static Carried *carried_of(const LeaseSpace &space) {
     for (Carried &c : carried)
-        if (c.space == space && OidIsValid(c.table) && c.table == table_relid) return &c;
+        if (c.space == space) return &c;
     return nullptr;
 }
 
 void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &state, const char *what) {
     adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
     const Carried *known = carried_of(space);
-    if (known != nullptr && covers(known->state, state)) return;
+    if (known != nullptr && OidIsValid(table_relid) && known->table == table_relid && covers(known->state, state))
+        return;
     const int64 writer = own_writer();
     bool placed = false;
     LeaseState now{};
@@ -236,7 +237,7 @@ void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &stat
     if (!placed)
         ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
                         errmsg("%s: idgen's table \"%s\" has no free row for another id space", what, kTable)));
-    Carried *slot = const_cast<Carried *>(carried_of(space));
+    Carried *slot = carried_of(space);
     if (slot == nullptr) slot = &carried[carried_next++ % (sizeof carried / sizeof carried[0])];
     *slot = Carried{space, now, table_relid};  // durable: make_durable returned
 }
