@@ -93,6 +93,7 @@ CREATE VIEW @extschema@.idgen_backfill_spaces AS
 SELECT s.generator,
        CASE WHEN s.generator = 'uuid_v1_at' AND s.node IS NULL THEN 'automatic nodes'
             WHEN s.generator = 'uuid_v1_at' THEN 'node ' || s.node::text
+            WHEN s.generator = 'uuid_v7_at' THEN 'node id ' || pg_catalog.current_setting('idgen.node_id')
             ELSE 'sequencer ' || coalesce(d.name, '(dropped, key ' || s.space_key || ')') END AS id_space,
        coalesce(s.namespaces, d.backfill_nodes) AS namespaces,
        s.leased AS namespaces_leased,
@@ -103,10 +104,10 @@ SELECT s.generator,
 FROM @extschema@._idgen_backfill_spaces() s
 LEFT JOIN @extschema@.snowflake_definitions d
        ON s.generator = 'snowflake_at' AND s.space_key = @extschema@._backfill_space_key(d.name)
-WHERE s.generator = 'uuid_v1_at'
+WHERE s.generator IN ('uuid_v1_at', 'uuid_v7_at')
    OR s.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database());
 COMMENT ON VIEW @extschema@.idgen_backfill_spaces IS
-    'Per id space of retrospective ids (automatic UUID nodes, each given node, each sequencer of this database): namespaces in all, leased for good, parked for the next session, held by running sessions, spent, and never leased';
+    'Per id space of retrospective ids (automatic UUID nodes, each given node, version-7 UUIDs, each sequencer of this database): namespaces in all, leased for good, parked for the next session, held by running sessions, spent, and never leased';
 GRANT SELECT ON @extschema@.idgen_backfill_spaces TO PUBLIC;
 
 -- One server per sequencer's backfill (issue 13): snowflake_at leases a sequencer's reserved
@@ -120,3 +121,60 @@ ALTER TABLE @extschema@.snowflake_definitions
     DEFAULT NULLIF(pg_catalog.current_setting('idgen.node_id', true)::pg_catalog.int4, -1);
 COMMENT ON COLUMN @extschema@.snowflake_definitions.backfill_owner IS
     'The node id of the one server that may run snowflake_at on this sequencer (the creating server''s idgen.node_id); NULL: any';
+
+-- UUID versions 7 and 6 (RFC 9562, issue 15). Version 7: a live generator on the server's shared
+-- clock and a retrospective one on leased namespaces, like version 1 (layout: src/core/uuid_v7.hpp).
+-- Version 6: version 1's fields sorted by time, from version 1's clock and namespaces.
+-- PARALLEL RESTRICTED as the other generators: a parallel worker cannot write the WAL that
+-- moves the horizon.
+CREATE FUNCTION @extschema@.uuid_v7() RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v7'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_v7() IS
+    'RFC 9562 version-7 UUID: milliseconds and a 12-bit sub-millisecond fraction of the wall clock, strictly increasing across all sessions of this server, across crashes and clock steps; idgen.node_id and 44 random bits follow';
+-- Not STRICT: a NULL timestamp is an error (22004), never a NULL id.
+CREATE FUNCTION @extschema@.uuid_v7_at(ts timestamptz) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v7_at'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_v7_at(timestamptz) IS
+    'A retrospective version-7 UUID whose time is exactly ts (to the microsecond, 1970-01-01 .. 10889-08-02), different from every other UUID idgen hands out; needs idgen.node_id';
+CREATE FUNCTION @extschema@.uuid_v7_timestamp(u uuid) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v7_timestamp'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_v7_timestamp(uuid) IS
+    'The time embedded in a version-7 UUID: its millisecond and the sub-millisecond fraction after it (RFC 9562 method 3), to the microsecond; NULL if the UUID is not version 7';
+CREATE FUNCTION @extschema@.uuid_v7_min(ts timestamptz) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v7_min'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_v7_min(timestamptz) IS
+    'The smallest version-7 UUID whose time is at or after ts: id >= uuid_v7_min(ts) exactly when uuid_v7_timestamp(id) >= ts, for index range scans and partition bounds';
+CREATE FUNCTION @extschema@.uuid_v6() RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v6'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_v6() IS
+    'RFC 9562 version-6 UUID: uuid_v1()''s fields from the same clock, the time''s most significant bits first so that it sorts by time';
+CREATE FUNCTION @extschema@.uuid_v6_at(ts timestamptz) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v6_at'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_v6_at(timestamptz) IS
+    'uuid_v1_at(ts) in version 6''s layout: time exactly ts, from the same namespaces; needs idgen.node_id';
+CREATE FUNCTION @extschema@.uuid_v6_at(ts timestamptz, node macaddr) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v6_at'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_v6_at(timestamptz, macaddr) IS
+    'uuid_v1_at(ts, node) in version 6''s layout: time exactly ts, with the given node, from the same namespaces';
+CREATE FUNCTION @extschema@.uuid_v6_timestamp(u uuid) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v6_timestamp'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_v6_timestamp(uuid) IS
+    'The time embedded in a version-6 UUID, exact to the microsecond (sub-microsecond ticks truncated); NULL if the UUID is not version 6';
+CREATE FUNCTION @extschema@.uuid_v1_to_v6(u uuid) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v1_to_v6'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_v1_to_v6(uuid) IS
+    'The version-6 UUID with the same time, clock sequence and node as a version-1 UUID (lossless); NULL if the UUID is not version 1';
+CREATE FUNCTION @extschema@.uuid_v6_to_v1(u uuid) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v6_to_v1'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_v6_to_v1(uuid) IS
+    'The version-1 UUID with the same time, clock sequence and node as a version-6 UUID (lossless); NULL if the UUID is not version 6';

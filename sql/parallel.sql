@@ -24,26 +24,33 @@ GROUP BY 1, 2 ORDER BY 2, 1;
 
 -- A real parallel plan: the generators sit above the Gather, in the leader.
 EXPLAIN (COSTS OFF)
-SELECT snowflake_next('par'), uuid_v1(), locality_uuid(), unique_timestamp(), uuid_v1_at(ts), snowflake_at('parbf', ts)
+SELECT snowflake_next('par'), uuid_v1(), locality_uuid(), unique_timestamp(), uuid_v1_at(ts), snowflake_at('parbf', ts),
+       uuid_v7(), uuid_v7_at(ts), uuid_v6(), uuid_v6_at(ts)
 FROM big;
 CREATE TABLE ids AS
 SELECT g, ts, snowflake_next('par') AS sf, uuid_v1() AS u1, locality_uuid() AS lu, locality_uuid(true) AS lus,
-       unique_timestamp() AS ut, uuid_v1_at(ts) AS u1at, snowflake_at('parbf', ts) AS sfat
+       unique_timestamp() AS ut, uuid_v1_at(ts) AS u1at, snowflake_at('parbf', ts) AS sfat,
+       uuid_v7() AS u7, uuid_v7_at(ts) AS u7at, uuid_v6() AS u6, uuid_v6_at(ts) AS u6at
 FROM big;
 -- Unique; increasing in call order (the heap order of the new table is the order of the calls).
 SELECT count(*) AS rows, count(DISTINCT sf) = count(*) AS sf_unique, count(DISTINCT u1) = count(*) AS u1_unique,
        count(DISTINCT lu) = count(*) AS lu_unique, count(DISTINCT lus) = count(*) AS lus_unique,
        count(DISTINCT ut) = count(*) AS ut_unique, count(DISTINCT u1at) = count(*) AS u1at_unique,
-       count(DISTINCT sfat) = count(*) AS sfat_unique
+       count(DISTINCT sfat) = count(*) AS sfat_unique, count(DISTINCT u7) = count(*) AS u7_unique,
+       count(DISTINCT u7at) = count(*) AS u7at_unique, count(DISTINCT u6) = count(*) AS u6_unique,
+       count(DISTINCT u6at) = count(*) AS u6at_unique
 FROM ids;
 SELECT bool_and(sf > prev_sf) AS sf_increasing, bool_and(ut > prev_ut) AS ut_increasing,
-       bool_and(uuid_v1_timestamp(u1) >= uuid_v1_timestamp(prev_u1)) AS u1_time_not_decreasing
-FROM (SELECT sf, ut, u1, lag(sf) OVER w AS prev_sf, lag(ut) OVER w AS prev_ut, lag(u1) OVER w AS prev_u1
+       bool_and(uuid_v1_timestamp(u1) >= uuid_v1_timestamp(prev_u1)) AS u1_time_not_decreasing,
+       bool_and(u7 > prev_u7) AS u7_increasing, bool_and(u6 > prev_u6) AS u6_increasing
+FROM (SELECT sf, ut, u1, u7, u6, lag(sf) OVER w AS prev_sf, lag(ut) OVER w AS prev_ut, lag(u1) OVER w AS prev_u1,
+             lag(u7) OVER w AS prev_u7, lag(u6) OVER w AS prev_u6
       FROM ids WINDOW w AS (ORDER BY ctid)) s
 WHERE prev_sf IS NOT NULL;
 -- Retrospective ids carry their row's exact time, from this session's allocators: one reserved
 -- node of 'parbf' (a worker would lease its own), the process id of this backend.
 SELECT bool_and(uuid_v1_timestamp(u1at) = ts) AS u1at_exact,
+       bool_and(uuid_v7_timestamp(u7at) = ts) AS u7at_exact, bool_and(uuid_v6_timestamp(u6at) = ts) AS u6at_exact,
        bool_and(snowflake_timestamp('parbf', sfat) = date_trunc('milliseconds', ts)) AS sfat_exact,
        count(DISTINCT snowflake_node('parbf', sfat)) AS sfat_nodes,
        bool_and(locality_uuid_pid(lu) = pg_backend_pid() % 65536) AS lu_leader_pid

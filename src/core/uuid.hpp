@@ -13,6 +13,11 @@ struct Uuid {
     uint8_t bytes[16];
 };
 
+// What a UUID generator's draw issues (logical_clock.hpp's Drawn): the UUID, already laid out.
+struct UuidFields {
+    Uuid uuid;
+};
+
 enum class UuidVariant { ncs, rfc, microsoft, future };
 
 UuidVariant uuid_variant(const Uuid &u) noexcept;

@@ -1,6 +1,9 @@
 // RFC 4122 version-1 UUIDs as data: the 60-bit count of 100 ns ticks since the Gregorian
 // reform (1582-10-15 00:00 UTC), the 14-bit clock sequence and the 48-bit node, and the
-// conversion between ticks and Unix microseconds. Pure functions; generators build on them.
+// conversion between ticks and Unix microseconds. The same fields have a second byte order,
+// RFC 9562's version 6, which sorts by time: both layouts are here, so that a conversion
+// between them is one decode and one encode of the same fields. Pure functions; generators
+// build on them.
 #pragma once
 
 #include <cstdint>
@@ -39,5 +42,16 @@ Status encode(const Fields &fields, Uuid *out) noexcept;
 
 // False, leaving *out alone, when u is not an RFC-variant version-1 UUID.
 bool decode(const Uuid &u, Fields *out) noexcept;
+
+// Version 6: the same fields, the time's most significant bits first. Checks as encode does.
+Status encode_v6(const Fields &fields, Uuid *out) noexcept;
+
+// False, leaving *out alone, when u is not an RFC-variant version-6 UUID.
+bool decode_v6(const Uuid &u, Fields *out) noexcept;
+
+// The same fields in the other layout: false, leaving *out alone, when `in` is not a UUID of
+// the version converted from. Lossless both ways.
+bool v1_to_v6(const Uuid &in, Uuid *out) noexcept;
+bool v6_to_v1(const Uuid &in, Uuid *out) noexcept;
 
 }  // namespace idgen::uuid_v1

@@ -13,9 +13,6 @@ namespace idgen::uuid_v1 {
 
 // An issued UUID (logical_clock.hpp's Drawn): its end_unix_us is the end of its tick, rounded up
 // to a microsecond.
-struct UuidFields {
-    Uuid uuid;
-};
 using Next = Drawn<UuidFields>;
 
 // A server's random identity for live UUIDs (RFC 4122 section 4.5): from 8 random bytes, a node

@@ -32,7 +32,7 @@ namespace idgen::pg {
 
 struct SharedState;
 
-enum class LeaseKind : uint32_t { free = 0, uuid_auto = 1, uuid_given = 2, snowflake = 3 };
+enum class LeaseKind : uint32_t { free = 0, uuid_auto = 1, uuid_given = 2, snowflake = 3, uuid_v7 = 4 };
 
 struct LeaseSpace {
     LeaseKind kind;

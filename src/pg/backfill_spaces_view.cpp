@@ -3,6 +3,7 @@
 // running sessions, and how many there are, so a DBA sees the end of an id space coming.
 // Also _backfill_space_key(name), the key of a sequencer's lease space, for the view's join.
 #include "../core/uuid_v1_backfill.hpp"
+#include "../core/uuid_v7.hpp"
 #include "backfill_pool.hpp"
 #include "convert.hpp"
 #include "shared_state.hpp"
@@ -45,7 +46,7 @@ Datum idgen_backfill_spaces(PG_FUNCTION_ARGS) {
         Datum values[8];
         bool nulls[8] = {};
         const bool snowflake = c.space.kind == LeaseKind::snowflake;
-        values[0] = CStringGetTextDatum(snowflake ? "snowflake_at" : "uuid_v1_at");
+        values[0] = CStringGetTextDatum(snowflake ? "snowflake_at" : c.space.kind == LeaseKind::uuid_v7 ? "uuid_v7_at" : "uuid_v1_at");
         values[1] = ObjectIdGetDatum(c.space.database);
         nulls[1] = !snowflake;
         values[2] = Int64GetDatum(static_cast<int64>(c.space.key));
@@ -55,6 +56,7 @@ Datum idgen_backfill_spaces(PG_FUNCTION_ARGS) {
         // The sequencer's limit is its backfill_nodes: the view takes it from the definition.
         const uint64_t limit = c.space.kind == LeaseKind::uuid_auto    ? uuid_v1::backfill::kAutoNamespaces
                                : c.space.kind == LeaseKind::uuid_given ? uuid_v1::backfill::kGivenNamespaces
+                               : c.space.kind == LeaseKind::uuid_v7    ? uuid_v7::kNamespaces
                                                                        : counts.limit;
         values[4] = Int64GetDatum(static_cast<int64>(limit));
         nulls[4] = limit == 0;

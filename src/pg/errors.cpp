@@ -21,6 +21,15 @@ static int sqlstate_of(Errc code) {
     return ERRCODE_INTERNAL_ERROR;
 }
 
+void refuse_null_arguments(FunctionCallInfo fcinfo, const char *what, std::initializer_list<const char *> names) {
+    int i = 0;
+    for (const char *name : names) {
+        if (i < PG_NARGS() && PG_ARGISNULL(i))
+            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: %s must not be NULL", what, name)));
+        i++;
+    }
+}
+
 void raise_error(const Status &status) {
     ereport(ERROR, (errcode(sqlstate_of(status.code)), errmsg("%s", status.message)));
     pg_unreachable();

@@ -3,7 +3,10 @@
 // destructible values (such as Status) may be alive in the frames it jumps over.
 #pragma once
 
+#include <initializer_list>
+
 #include "../core/status.hpp"
+#include "postgres_api.hpp"
 
 namespace idgen::pg {
 
@@ -13,5 +16,9 @@ namespace idgen::pg {
 inline void check(const Status &status) {
     if (!status.ok()) raise_error(status);
 }
+
+// For generators that take arguments, where a NULL is a mistake and never means a NULL id:
+// 22004 naming the first NULL argument (names in argument order).
+void refuse_null_arguments(FunctionCallInfo fcinfo, const char *what, std::initializer_list<const char *> names);
 
 }  // namespace idgen::pg

@@ -46,6 +46,16 @@ static bool check_locality_mac(char **value, void **, GucSource) {
     return false;
 }
 
+int32_t require_node_id(const char *what, const char *hint) {
+    if (node_id < 0)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("%s needs idgen.node_id", what),
+                        errdetail("Its ids carry the node id, so that servers with distinct node ids "
+                                  "never make the same one."),
+                        errhint("%s", hint)));
+    return node_id;
+}
+
 void define_settings(bool preloading) {
     if (preloading) {
         DefineCustomIntVariable(

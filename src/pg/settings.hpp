@@ -1,6 +1,8 @@
 // idgen's settings (GUCs), defined once in _PG_init and read by the generators.
 #pragma once
 
+#include <cstdint>
+
 namespace idgen::pg {
 
 extern int node_id;         // idgen.node_id: this server's node identity, -1 when unset
@@ -15,6 +17,9 @@ extern int backfill_timestamps;      // idgen.backfill_timestamps: timestamps a 
 extern int failover_margin_ms;       // idgen.failover_margin: added above replayed state at promotion
 
 enum LocalityMode { kLocalityVariable = 0, kLocalitySequential = 1 };
+
+// idgen.node_id for a generator whose ids carry it (55000 when unset, with `hint`).
+int32_t require_node_id(const char *what, const char *hint);
 
 // The settings fixed at server start can only be defined while preloading; without the
 // preload they keep their defaults (no node id, no shared memory to size).

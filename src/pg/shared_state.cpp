@@ -10,6 +10,7 @@
 #include "../core/mac_address.hpp"
 #include "../core/unique_timestamp.hpp"
 #include "../core/uuid_v1_clock.hpp"
+#include "../core/uuid_v7_clock.hpp"
 #include "carried_state.hpp"
 #include "durable_record.hpp"
 #include "host_identity.hpp"
@@ -258,6 +259,7 @@ void raise_generators(SharedState *s, int64_t floor_unix_us, bool lead) {
     raise_to(&live->locality.clock, locality::position_after(floor_unix_us));
     raise_to(&live->unique_ts,
              unique_ts::position_after(unique_ts::Layout{unique_timestamp_digits}, floor_unix_us));
+    raise_to(&live->uuid_v7, uuid_v7::position_after(floor_unix_us));
     // New slots start above start_floor_us, and the slots in use are raised (a running server
     // adopting a moved database's state), both under slot_lock, so that no slot is bound in
     // between with the old floor.

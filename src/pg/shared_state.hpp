@@ -83,11 +83,13 @@ struct LiveGenerators {
     locality::State locality; // time field and counter sequence
     uint64_t locality_mac;    // idgen.locality_mac, resolved at start (zeros if none)
     LogicalClock unique_ts;   // units of 10^idgen.unique_timestamp_digits ns since 1970
+    LogicalClock uuid_v7;     // 1/65,536 ms since 1970 (uuid_v7_clock.hpp)
 };
 
 // The generators, for the statistics of the idgen_state view.
 enum class Generator : int {
-    snowflake_next, uuid_v1, locality_uuid, unique_timestamp, uuid_v1_at, snowflake_at, count
+    snowflake_next, uuid_v1, locality_uuid, unique_timestamp, uuid_v7, uuid_v1_at, snowflake_at, uuid_v7_at,
+    count
 };
 
 // Counted with atomic adds, on slow paths only (a wait, an error), never per id.

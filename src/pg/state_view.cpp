@@ -6,6 +6,7 @@
 #include "../core/snowflake.hpp"
 #include "../core/unique_timestamp.hpp"
 #include "../core/uuid_v1_clock.hpp"
+#include "../core/uuid_v7_clock.hpp"
 #include "carried_state.hpp"
 #include "convert.hpp"
 #include "settings.hpp"
@@ -25,8 +26,8 @@ extern "C" {
 PG_FUNCTION_INFO_V1(idgen_state);
 }
 
-static const char *const kNames[] = {"snowflake_next", "uuid_v1", "locality_uuid", "unique_timestamp",
-                                     "uuid_v1_at", "snowflake_at"};
+static const char *const kNames[] = {"snowflake_next", "uuid_v1",      "locality_uuid", "unique_timestamp",
+                                     "uuid_v7",        "uuid_v1_at",   "snowflake_at",  "uuid_v7_at"};
 static_assert(sizeof kNames / sizeof kNames[0] == static_cast<int>(Generator::count), "one name per generator");
 
 static const char *adopted_name(AdoptedFrom a) {
@@ -49,6 +50,8 @@ static int64_t next_unix_us(SharedState *s, Generator g) {
             return uuid_v1::unix_us_of(atomic_load(&s->live.uuid_v1.next_free));
         case Generator::locality_uuid:
             return locality::unix_us_of(atomic_load(&s->live.locality.clock.next_free));
+        case Generator::uuid_v7:
+            return uuid_v7::unix_us_of(atomic_load(&s->live.uuid_v7.next_free));
         case Generator::unique_timestamp:
             return unique_ts::unix_us_of(unique_ts::Layout{unique_timestamp_digits},
                                          atomic_load(&s->live.unique_ts.next_free));
@@ -75,6 +78,7 @@ static int64 namespaces_leased(SharedState *s, Generator g) {
     LWLockAcquire(s->lease_lock, LW_SHARED);
     for (const LeaseTable::Cell &c : s->leases.cells) {
         const bool mine = g == Generator::snowflake_at ? c.space.kind == LeaseKind::snowflake
+                          : g == Generator::uuid_v7_at ? c.space.kind == LeaseKind::uuid_v7
                                                        : (c.space.kind == LeaseKind::uuid_auto ||
                                                           c.space.kind == LeaseKind::uuid_given);
         if (mine) total += static_cast<int64>(c.state.next);
@@ -106,7 +110,8 @@ Datum idgen_state(PG_FUNCTION_ARGS) {
 
     for (int i = 0; i < static_cast<int>(Generator::count); i++) {
         const Generator g = static_cast<Generator>(i);
-        const bool retrospective = g == Generator::uuid_v1_at || g == Generator::snowflake_at;
+        const bool retrospective =
+            g == Generator::uuid_v1_at || g == Generator::snowflake_at || g == Generator::uuid_v7_at;
         Datum values[13];
         bool nulls[13] = {};
         values[0] = CStringGetTextDatum(kNames[i]);

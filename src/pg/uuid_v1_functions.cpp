@@ -1,5 +1,6 @@
 // SQL functions that build and read version-1 UUIDs from explicit fields: form_uuid_v1,
-// uuid_v1_timestamp, uuid_v1_clock_seq, uuid_v1_node, and uuid_version for any UUID.
+// uuid_v1_timestamp, uuid_v1_clock_seq, uuid_v1_node; version 6, the same fields sorted by time:
+// uuid_v6_timestamp, uuid_v1_to_v6, uuid_v6_to_v1; and uuid_version for any UUID.
 // Stateless, so they work without shared_preload_libraries.
 #include "../core/uuid_v1.hpp"
 #include "convert.hpp"
@@ -14,6 +15,9 @@ PG_FUNCTION_INFO_V1(idgen_uuid_v1_timestamp);
 PG_FUNCTION_INFO_V1(idgen_uuid_v1_clock_seq);
 PG_FUNCTION_INFO_V1(idgen_uuid_v1_node);
 PG_FUNCTION_INFO_V1(idgen_uuid_version);
+PG_FUNCTION_INFO_V1(idgen_uuid_v6_timestamp);
+PG_FUNCTION_INFO_V1(idgen_uuid_v1_to_v6);
+PG_FUNCTION_INFO_V1(idgen_uuid_v6_to_v1);
 }
 
 Datum idgen_form_uuid_v1(PG_FUNCTION_ARGS) {
@@ -55,4 +59,22 @@ Datum idgen_uuid_version(PG_FUNCTION_ARGS) {
     const std::optional<int> version = uuid_version(pg::uuid_from_datum(PG_GETARG_UUID_P(0)));
     if (!version) PG_RETURN_NULL();
     PG_RETURN_INT16(static_cast<int16>(*version));
+}
+
+Datum idgen_uuid_v6_timestamp(PG_FUNCTION_ARGS) {
+    uuid_v1::Fields f;
+    if (!uuid_v1::decode_v6(pg::uuid_from_datum(PG_GETARG_UUID_P(0)), &f)) PG_RETURN_NULL();
+    PG_RETURN_TIMESTAMPTZ(pg::timestamptz_from_unix_micros(uuid_v1::unix_micros_from_ticks(f.ticks)));
+}
+
+Datum idgen_uuid_v1_to_v6(PG_FUNCTION_ARGS) {
+    Uuid out;
+    if (!uuid_v1::v1_to_v6(pg::uuid_from_datum(PG_GETARG_UUID_P(0)), &out)) PG_RETURN_NULL();
+    PG_RETURN_UUID_P(pg::datum_from_uuid(out));
+}
+
+Datum idgen_uuid_v6_to_v1(PG_FUNCTION_ARGS) {
+    Uuid out;
+    if (!uuid_v1::v6_to_v1(pg::uuid_from_datum(PG_GETARG_UUID_P(0)), &out)) PG_RETURN_NULL();
+    PG_RETURN_UUID_P(pg::datum_from_uuid(out));
 }

@@ -1,5 +1,7 @@
-// uuid_v1(): live version-1 UUIDs from the server's shared logical clock of 100 ns ticks,
-// with the clock sequence and node of idgen.identity / idgen.uuid_node.
+// uuid_v1() and uuid_v6(): live version-1 UUIDs from the server's shared logical clock of
+// 100 ns ticks, with the clock sequence and node of idgen.identity / idgen.uuid_node, and the
+// same in version 6's layout. One clock for both, so a version-6 UUID converted to version 1
+// never equals a uuid_v1() UUID of the same server, and the other way round.
 #include "uuid_v1_live.hpp"
 
 #include "../core/uuid_v1_clock.hpp"
@@ -12,6 +14,7 @@ using namespace idgen::pg;
 
 extern "C" {
 PG_FUNCTION_INFO_V1(idgen_uuid_v1);
+PG_FUNCTION_INFO_V1(idgen_uuid_v6);
 }
 
 int32_t idgen::pg::live_uuid_clock_seq(const SharedState *shared) {
@@ -23,16 +26,29 @@ int32_t idgen::pg::live_uuid_clock_seq(const SharedState *shared) {
     return shared->live.uuid_clock_seq;
 }
 
-Datum idgen_uuid_v1(PG_FUNCTION_ARGS) {
-    SharedState *shared = require_shared_state("uuid_v1()");
+// The next version-1 UUID of the server; `what` names the SQL function for its errors.
+static Uuid draw_live_v1(const char *what) {
+    SharedState *shared = require_shared_state(what);
     LiveGenerators *live = &shared->live;
     live_uuid_clock_seq(shared);
     if (live->uuid_node_missing)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("uuid_v1(): idgen.uuid_node is 'mac', but no network interface has a MAC address"),
+                        errmsg("%s: idgen.uuid_node is 'mac', but no network interface has a MAC address", what),
                         errhint("Set idgen.uuid_node to 'random' or to an explicit MAC address and restart.")));
-    const uuid_v1::Next n = draw_until_issued(shared, Generator::uuid_v1, "uuid_v1()", [&](int64_t now_ns, Status *error) {
+    const uuid_v1::Next n = draw_until_issued(shared, Generator::uuid_v1, what, [&](int64_t now_ns, Status *error) {
         return uuid_v1::next(&live->uuid_v1, now_ns, max_lead_ms, live->uuid_clock_seq, live->uuid_node, error);
     });
-    PG_RETURN_UUID_P(datum_from_uuid(n.uuid));
+    return n.uuid;
+}
+
+Datum idgen_uuid_v1(PG_FUNCTION_ARGS) {
+    const Uuid u = draw_live_v1("uuid_v1()");
+    PG_RETURN_UUID_P(datum_from_uuid(u));
+}
+
+Datum idgen_uuid_v6(PG_FUNCTION_ARGS) {
+    const Uuid v1 = draw_live_v1("uuid_v6()");
+    Uuid v6;
+    uuid_v1::v1_to_v6(v1, &v6);
+    PG_RETURN_UUID_P(datum_from_uuid(v6));
 }
