@@ -1,5 +1,6 @@
 // Fuzz target for the UUID decoders of the core (uuid_variant, uuid_version, uuid_v1::decode,
-// locality::decode): they read 16 bytes any SQL caller can pass in a uuid argument, so no
+// uuid_v1::decode_v6 and the v1/v6 conversions, uuid_v7::decode and min_at, locality::decode):
+// they read 16 bytes any SQL caller can pass in a uuid argument, so no
 // byte pattern may make them read out of bounds, hit undefined behaviour or return fields
 // that do not encode back to the very same bytes. Also the encoders behind form_uuid_v1 and
 // the locality generator, with out-of-range fields from the same input.
@@ -13,6 +14,7 @@
 #include "locality_uuid.hpp"
 #include "uuid.hpp"
 #include "uuid_v1.hpp"
+#include "uuid_v7.hpp"
 
 using namespace idgen;
 
@@ -68,6 +70,67 @@ static void check_uuid_v1_decode(const Uuid &u) {
     uint64_t back = 0;
     FUZZ_CHECK(uuid_v1::ticks_from_unix_micros(micros, &back).ok());
     FUZZ_CHECK(back == f.ticks - f.ticks % 10);
+}
+
+// Version 6, read from RFC 9562's field table here: time_high(32) time_mid(16) version(4)
+// time_low(12), then bytes 8-15 as in version 1. The conversions map the same fields both ways.
+static void check_uuid_v6(const Uuid &u) {
+    uuid_v1::Fields f{};
+    const bool is_v6 = uuid_v1::decode_v6(u, &f);
+    FUZZ_CHECK(is_v6 == (uuid_version(u) == std::optional<int>(6)));
+    Uuid other;
+    std::memset(other.bytes, 0x3C, sizeof other.bytes);
+    FUZZ_CHECK(uuid_v1::v6_to_v1(u, &other) == is_v6);
+    if (!is_v6) {
+        FUZZ_CHECK(other.bytes[0] == 0x3C);
+        return;
+    }
+    const uint8_t *b = u.bytes;
+    const uint64_t ticks = uint64_t{be(b, 4)} << 28 | uint64_t{be(b + 4, 2)} << 12 | (be(b + 6, 2) & 0x0FFF);
+    FUZZ_CHECK(f.ticks == ticks);
+    FUZZ_CHECK(f.clock_seq == static_cast<int32_t>(be(b + 8, 2) & 0x3FFF));
+    uuid_v1::Fields v1{};
+    FUZZ_CHECK(uuid_v1::decode(other, &v1));
+    FUZZ_CHECK(v1.ticks == f.ticks && v1.clock_seq == f.clock_seq && v1.node == f.node);
+    Uuid back;
+    FUZZ_CHECK(uuid_v1::v1_to_v6(other, &back));
+    FUZZ_CHECK(std::memcmp(back.bytes, b, 16) == 0);
+}
+
+// Version 7: unix_ts_ms(48) version(4) fraction(12) variant(2) rand_b(62). Decode and encode are
+// exact inverses, the decoded time is the fraction's microsecond, and min_at bounds it.
+static void check_uuid_v7(const Uuid &u) {
+    uuid_v7::Time t{};
+    uint64_t rand_b = 0;
+    const bool is_v7 = uuid_v7::decode(u, &t, &rand_b);
+    FUZZ_CHECK(is_v7 == (uuid_version(u) == std::optional<int>(7)));
+    if (!is_v7) return;
+    const uint8_t *b = u.bytes;
+    FUZZ_CHECK(t.unix_ms == static_cast<int64_t>(uint64_t{be(b, 4)} << 16 | be(b + 4, 2)));
+    FUZZ_CHECK(t.fraction == (be(b + 6, 2) & 0x0FFF));
+    FUZZ_CHECK(rand_b == ((uint64_t{be(b + 8, 4)} << 32 | be(b + 12, 4)) & ((uint64_t{1} << 62) - 1)));
+    Uuid again;
+    uuid_v7::encode(t, rand_b, &again);
+    FUZZ_CHECK(std::memcmp(again.bytes, b, 16) == 0);
+    const int64_t us = uuid_v7::unix_micros_of(t);
+    FUZZ_CHECK(us >= t.unix_ms * 1000 && us < t.unix_ms * 1000 + 1000);
+    FUZZ_CHECK((us - t.unix_ms * 1000) * 4096 <= int64_t{t.fraction} * 1000);
+    Uuid lo, hi;
+    FUZZ_CHECK(uuid_v7::min_at(us, &lo).ok());
+    FUZZ_CHECK(std::memcmp(lo.bytes, b, 16) <= 0);
+    if (us < uuid_v7::kMaxUnixMicros) {
+        FUZZ_CHECK(uuid_v7::min_at(us + 1, &hi).ok());
+        FUZZ_CHECK(std::memcmp(hi.bytes, b, 16) > 0);
+    }
+}
+
+// uuid_v7_at's time check and exact round trip, for any timestamptz.
+static void check_uuid_v7_time(int64_t unix_micros) {
+    uuid_v7::Time t{};
+    const Status s = uuid_v7::time_from_unix_micros(unix_micros, &t);
+    FUZZ_CHECK(s.ok() == (unix_micros >= 0 && unix_micros <= uuid_v7::kMaxUnixMicros));
+    if (s.ok()) FUZZ_CHECK(uuid_v7::unix_micros_of(t) == unix_micros);
+    else FUZZ_CHECK(s.code == Errc::timestamp_out_of_range);
 }
 
 // form_uuid_v1: any timestamptz, any int4 clock sequence, a node from the input.
@@ -151,6 +214,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     check_variant_and_version(u);
     check_uuid_v1_decode(u);
+    check_uuid_v6(u);
+    check_uuid_v7(u);
+    check_uuid_v7_time(unix_micros);
     check_locality_decode(u, pid_high, mac_high);
     check_uuid_v1_encode(unix_micros, clock_seq, node);
     return 0;
