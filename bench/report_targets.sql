@@ -39,11 +39,13 @@ WITH t AS (
            CASE t.metric WHEN 'net' THEN a.net WHEN 'whole' THEN a.median
                          WHEN 'scaling' THEN sa.ids WHEN 'tps' THEN pa.tps WHEN 'p99.9' THEN la.p999
                          WHEN 'update' THEN ua.seconds WHEN 'parallel' THEN qa.seconds
-                         WHEN 'sessions' THEN ma.ids_per_s END AS va,
+                         WHEN 'sessions' THEN ma.ids_per_s
+                         WHEN 'index' THEN ka.idx WHEN 'wal' THEN ka.wal END AS va,
            CASE t.metric WHEN 'net' THEN b.net WHEN 'whole' THEN b.median
                          WHEN 'scaling' THEN sb.ids WHEN 'tps' THEN pb.tps WHEN 'p99.9' THEN lb.p999
                          WHEN 'update' THEN ub.seconds WHEN 'parallel' THEN ub.seconds
-                         WHEN 'sessions' THEN mb.ids_per_s END AS vb
+                         WHEN 'sessions' THEN mb.ids_per_s
+                         WHEN 'index' THEN kb.idx WHEN 'wal' THEN kb.wal END AS vb
     FROM t
     LEFT JOIN bench_stats a ON a.name = t.case_a
     LEFT JOIN bench_stats b ON b.name = t.case_b
@@ -58,6 +60,8 @@ WITH t AS (
     LEFT JOIN bench_backfill_stats qa ON qa.name = t.case_a AND qa.sessions = :sessions
     LEFT JOIN bench_sessions_stats ma ON ma.name = t.case_a AND ma.sessions = :session_count
     LEFT JOIN bench_sessions_stats mb ON mb.name = t.case_b AND mb.sessions = 1
+    LEFT JOIN bench_keys_stats ka ON ka.name = t.case_a
+    LEFT JOIN bench_keys_stats kb ON kb.name = t.case_b
 )
 SELECT v.*, va / NULLIF(vb, 0) AS ratio,
        CASE WHEN va IS NULL OR vb IS NULL OR vb <= 0 THEN 'not measured'
@@ -77,7 +81,8 @@ SELECT CASE result WHEN 'NOT met' THEN '**NOT met**' ELSE result END AS result,
               || ': ' || coalesce(bench_fmt(vb), '?') AS "B",
        CASE metric WHEN 'net' THEN 'net ns/call' WHEN 'whole' THEN 'ns/call' WHEN 'scaling' THEN 'ids/s'
                    WHEN 'tps' THEN 'pgbench tps' WHEN 'p99.9' THEN 'p99.9 latency µs'
-                   WHEN 'sessions' THEN 'ids/s inside the server' ELSE 'UPDATE s' END AS metric,
+                   WHEN 'sessions' THEN 'ids/s inside the server' WHEN 'index' THEN 'index bytes'
+                   WHEN 'wal' THEN 'WAL bytes' ELSE 'UPDATE s' END AS metric,
        bench_ratio(ratio) AS "A/B", bound AS "limit",
        CASE result
            WHEN 'met' THEN ''

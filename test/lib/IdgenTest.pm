@@ -153,10 +153,10 @@ sub psql_retry {
 # copy, dump restore or upgraded cluster) does the same work, as a "round" tagged in the rows:
 #   live:     $opt{live_rows} rows of snowflake_next('ids') (8192 nodes: 512 ids per ms, so a
 #             bulk statement runs ahead of the clock), uuid_v1(), unique_timestamp(),
-#             locality_uuid();
+#             locality_uuid(), uuid_v7();
 #   backfill: the same $opt{history_rows} historical times every round (70% on their own
 #             microsecond, 25% in groups of ten, 5% on one microsecond), each with uuid_v1_at(ts),
-#             uuid_v1_at(ts, '08:00:2b:01:02:03') and snowflake_at('ids', ts).
+#             uuid_v1_at(ts, '08:00:2b:01:02:03'), snowflake_at('ids', ts) and uuid_v7_at(ts).
 # The tables replicate (or are dumped, or upgraded) with everything else, so the server that
 # generates round n holds rounds 1 .. n and counts duplicates itself.
 my @ids_columns = (
@@ -168,6 +168,8 @@ my @ids_columns = (
     [ 'uuid_v1_at(ts)',     'backfill', 'ua' ],
     [ 'uuid_v1_at(ts,mac)', 'backfill', 'un' ],
     [ 'snowflake_at',       'backfill', 'sa' ],
+    [ 'uuid_v7',            'live',     'u7' ],
+    [ 'uuid_v7_at',         'backfill', 'a7' ],
 );
 
 # On the first primary, before any backup or dump: the extension, the sequencer (64 node ids
@@ -180,8 +182,8 @@ sub ids_setup {
     $node->safe_psql($db, qq{
         CREATE EXTENSION idgen;
         SELECT snowflake_create('ids', '2010-01-01 00:00:00+00', 8192, backfill_nodes => 64);
-        CREATE TABLE live (round int, sf bigint, u1 uuid, ut bigint, lu uuid);
-        CREATE TABLE backfill (round int, i int, ts timestamptz, ua uuid, un uuid, sa bigint);
+        CREATE TABLE live (round int, sf bigint, u1 uuid, ut bigint, lu uuid, u7 uuid);
+        CREATE TABLE backfill (round int, i int, ts timestamptz, ua uuid, un uuid, sa bigint, a7 uuid);
         CREATE TABLE history (i int, ts timestamptz);
         INSERT INTO history
         SELECT g, CASE
@@ -200,10 +202,11 @@ sub ids_generate {
     my $db = $opt{db} // 'postgres';
     my $wait = defined $opt{not_before} ? "SELECT pg_sleep_until(to_timestamp($opt{not_before}));\n" : '';
     my (undef, $tries_live) = psql_retry($node, $db, $wait . qq{
-        INSERT INTO live SELECT $round, snowflake_next('ids'), uuid_v1(), unique_timestamp(), locality_uuid()
+        INSERT INTO live SELECT $round, snowflake_next('ids'), uuid_v1(), unique_timestamp(), locality_uuid(), uuid_v7()
         FROM generate_series(1, $opt{live_rows});});
     my (undef, $tries_backfill) = psql_retry($node, $db, qq{
-        INSERT INTO backfill SELECT $round, i, ts, uuid_v1_at(ts), uuid_v1_at(ts, '08:00:2b:01:02:03'), snowflake_at('ids', ts)
+        INSERT INTO backfill SELECT $round, i, ts, uuid_v1_at(ts), uuid_v1_at(ts, '08:00:2b:01:02:03'), snowflake_at('ids', ts),
+                                    uuid_v7_at(ts)
         FROM history ORDER BY i;});
     note $node->name . ": round $round generated ($tries_live and $tries_backfill attempts)";
 }
@@ -248,7 +251,7 @@ sub ids_check {
     }
     is($node->safe_psql($db, q{
         SELECT count(*) FROM backfill
-        WHERE uuid_v1_timestamp(ua) = ts AND uuid_v1_timestamp(un) = ts
+        WHERE uuid_v1_timestamp(ua) = ts AND uuid_v1_timestamp(un) = ts AND uuid_v7_timestamp(a7) = ts
           AND snowflake_timestamp('ids', sa) = date_trunc('milliseconds', ts)}), $expect{backfill},
         "$what: every retrospective id carries its row's time");
     diag("$what:\n" . join("\n", map { "    $_" } @summary));

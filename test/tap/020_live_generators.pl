@@ -1,4 +1,4 @@
-# uuid_v1(), locality_uuid() and unique_timestamp() under real processes: 8 concurrent clients
+# uuid_v1(), uuid_v6(), uuid_v7(), locality_uuid() and unique_timestamp() under real processes: 8 concurrent clients
 # into UNIQUE columns; a crash followed by a restart with the clock 30 s back (only the durable
 # horizon stands between that and repeated values); the clock an hour back in a live server;
 # and Python's uuid module agreeing with uuid_v1()'s fields.
@@ -15,9 +15,13 @@ my %order = (
     'uuid_v1()'          => q{('x' || substr(v::text, 16, 3) || substr(v::text, 10, 4) || substr(v::text, 1, 8))::bit(60)::bigint},
     'locality_uuid()'    => q{(extract(epoch FROM locality_uuid_timestamp(v)) * 1000)::bigint},
     'unique_timestamp()' => q{v},
+    # The first 64 bits: version 7's millisecond and fraction, version 6's time (and the version).
+    'uuid_v7()'          => q{('x' || substr(v::text, 1, 8) || substr(v::text, 10, 4) || substr(v::text, 15, 4))::bit(64)::bigint},
+    'uuid_v6()'          => q{('x' || substr(v::text, 1, 8) || substr(v::text, 10, 4) || substr(v::text, 15, 4))::bit(64)::bigint},
 );
 my @generators = sort keys %order;
-my %type = ('uuid_v1()' => 'uuid', 'locality_uuid()' => 'uuid', 'unique_timestamp()' => 'bigint');
+my %type = ('uuid_v1()' => 'uuid', 'locality_uuid()' => 'uuid', 'unique_timestamp()' => 'bigint',
+            'uuid_v7()' => 'uuid', 'uuid_v6()' => 'uuid');
 
 my $node = idgen_node('live', node_id => 42, faketime => '+0');
 start_node($node);

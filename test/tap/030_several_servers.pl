@@ -20,6 +20,8 @@ my %generators = (
     locality  => ['uuid',   q{locality_uuid()}],
     unique_ts => ['bigint', q{unique_timestamp()}],
     backfill  => ['uuid',   q{uuid_v1_at(clock_timestamp())}],
+    uuid_v7   => ['uuid',   q{uuid_v7()}],
+    backfill7 => ['uuid',   q{uuid_v7_at(clock_timestamp())}],
 );
 my $per_server = 100000;
 

@@ -23,7 +23,7 @@ $node->safe_psql('postgres', q{
     SELECT snowflake_create('s', max_nodes => 256);
     CREATE TABLE ids (
         run int, batch bigint,
-        sf bigint UNIQUE, v1 uuid UNIQUE, loc uuid UNIQUE, ts bigint UNIQUE,
+        sf bigint UNIQUE, v1 uuid UNIQUE, loc uuid UNIQUE, ts bigint UNIQUE, v7 uuid UNIQUE,
         v1_ticks bigint GENERATED ALWAYS AS (('x' || substr(v1::text, 16, 3) || substr(v1::text, 10, 4) || substr(v1::text, 1, 8))::bit(60)::bigint) STORED
     );
 });
@@ -36,8 +36,8 @@ sub start_client {
     open(my $fh, '>', $script) or die $!;
     for my $k (1 .. 100000) {
         my $batch = ($run * 100 + $c) * 1000000 + $k;
-        print $fh "WITH ins AS (INSERT INTO ids (run, batch, sf, v1, loc, ts) "
-          . "SELECT $run, $batch, snowflake_next('s'), uuid_v1(), locality_uuid(), unique_timestamp() "
+        print $fh "WITH ins AS (INSERT INTO ids (run, batch, sf, v1, loc, ts, v7) "
+          . "SELECT $run, $batch, snowflake_next('s'), uuid_v1(), locality_uuid(), unique_timestamp(), uuid_v7() "
           . "FROM generate_series(1, $rows_per_batch) RETURNING 1) SELECT $batch, count(*) FROM ins;\n";
     }
     close $fh;
@@ -92,11 +92,11 @@ is($lost, 0, 'every committed batch survived the crashes: ' . scalar(keys %ackno
 
 my $total = $node->safe_psql('postgres', 'SELECT count(*) FROM ids');
 is($node->safe_psql('postgres',
-        'SELECT count(DISTINCT sf) = count(*) AND count(DISTINCT v1) = count(*) AND count(DISTINCT loc) = count(*) AND count(DISTINCT ts) = count(*) FROM ids'),
+        'SELECT count(DISTINCT sf) = count(*) AND count(DISTINCT v1) = count(*) AND count(DISTINCT loc) = count(*) AND count(DISTINCT ts) = count(*) AND count(DISTINCT v7) = count(*) FROM ids'),
     't', "all $total rows distinct in every generator");
 
 # Each server run's values lie above the previous run's, for every generator.
-for my $col ('sf', 'v1_ticks', 'ts', q{(extract(epoch FROM locality_uuid_timestamp(loc)) * 1000)::bigint}) {
+for my $col ('sf', 'v1_ticks', 'ts', q{(extract(epoch FROM locality_uuid_timestamp(loc)) * 1000)::bigint}, 'v7::text') {
     is($node->safe_psql('postgres', qq{
         SELECT count(*) FROM (
             SELECT run, min($col) AS lo, lag(max($col)) OVER (ORDER BY run) AS prev_hi FROM ids GROUP BY run

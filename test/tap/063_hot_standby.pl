@@ -23,7 +23,8 @@ start_node($s);
 my $sample = q{
     SELECT snowflake_next('ids') AS sf, uuid_v1() AS u1, locality_uuid() AS lu, locality_uuid(true) AS ls,
            unique_timestamp() AS ut, uuid_v1_at(ts) AS ua, uuid_v1_at(ts, '08:00:2b:01:02:03') AS un,
-           snowflake_at('ids', ts) AS sa
+           snowflake_at('ids', ts) AS sa, uuid_v7() AS u7, uuid_v7_at(ts) AS a7, uuid_v6() AS u6,
+           uuid_v6_at(ts) AS a6
     FROM (SELECT '2015-06-15 12:00:00.123456+00'::timestamptz + g * interval '1 ms' AS ts
           FROM generate_series(1, 100) g) h};
 $p->safe_psql('postgres', "CREATE TABLE samples AS $sample");
@@ -33,7 +34,8 @@ my @generators = (
     q{snowflake_next('ids')}, q{uuid_v1()}, q{locality_uuid()}, q{locality_uuid(true)},
     q{locality_uuid(false)}, q{unique_timestamp()}, q{uuid_v1_at('2015-06-15 12:00:00+00')},
     q{uuid_v1_at('2015-06-15 12:00:00+00', '08:00:2b:01:02:03')},
-    q{snowflake_at('ids', '2015-06-15 12:00:00+00')},
+    q{snowflake_at('ids', '2015-06-15 12:00:00+00')}, q{uuid_v7()}, q{uuid_v7_at('2015-06-15 12:00:00+00')},
+    q{uuid_v6()}, q{uuid_v6_at('2015-06-15 12:00:00+00')}, q{uuid_v6_at('2015-06-15 12:00:00+00', '08:00:2b:01:02:03')},
 );
 for my $g (@generators) {
     like(psql_error($s, "SELECT $g"), qr/ERROR:\s+25006:/, "$g on a hot standby: 25006");
@@ -49,9 +51,11 @@ my ($ret, $out, $err) = $s->psql('postgres', q{
         BEGIN PERFORM unique_timestamp(); EXCEPTION WHEN read_only_sql_transaction THEN n := n + 1; END;
         BEGIN PERFORM uuid_v1_at(now()); EXCEPTION WHEN read_only_sql_transaction THEN n := n + 1; END;
         BEGIN PERFORM snowflake_at('ids', now()); EXCEPTION WHEN read_only_sql_transaction THEN n := n + 1; END;
+        BEGIN PERFORM uuid_v7(); EXCEPTION WHEN read_only_sql_transaction THEN n := n + 1; END;
+        BEGIN PERFORM uuid_v7_at(now()); EXCEPTION WHEN read_only_sql_transaction THEN n := n + 1; END;
         RAISE NOTICE 'refused: %', n;
     END $$});
-like($err, qr/refused: 6/, 'PL/pgSQL catches each refusal as read_only_sql_transaction');
+like($err, qr/refused: 8/, 'PL/pgSQL catches each refusal as read_only_sql_transaction');
 is($s->safe_psql('postgres', 'SELECT count(*) FROM (SELECT uuid_v1() FROM samples WHERE false) s'), '0',
     'a query that calls no generator still runs');
 
@@ -67,6 +71,8 @@ my @decoders = (
     q{locality_uuid_counter(lu)}, q{locality_uuid_timestamp(ls)},
     q{unique_timestamp_text(ut)}, q{unique_timestamp_host(ut)}, q{unique_timestamp_to_timestamptz(ut)},
     q{form_uuid_v1(uuid_v1_timestamp(ua), 13256, '9f:6b:de:ce:d8:46')},
+    q{uuid_v7_timestamp(u7)}, q{uuid_v7_timestamp(a7)}, q{uuid_v7_min(uuid_v7_timestamp(a7))},
+    q{uuid_v6_timestamp(u6)}, q{uuid_v6_timestamp(a6)}, q{uuid_v6_to_v1(a6)}, q{uuid_v1_to_v6(ua)},
 );
 for my $d (@decoders) {
     my $q = "SELECT string_agg(($d)::text, ',' ORDER BY sf) FROM samples";
