@@ -131,7 +131,7 @@ CREATE FUNCTION @extschema@.uuid_v7() RETURNS uuid
     AS 'MODULE_PATHNAME', 'idgen_uuid_v7'
     LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.uuid_v7() IS
-    'RFC 9562 version-7 UUID: milliseconds and a 12-bit sub-millisecond fraction of the wall clock, strictly increasing across all sessions of this server, across crashes and clock steps; idgen.node_id and 44 random bits follow';
+    'RFC 9562 version-7 UUID: milliseconds and a 12-bit sub-millisecond fraction of the wall clock, strictly increasing within a session and across sessions by millisecond (across all sessions with idgen.ordering = strict), across crashes and clock steps; idgen.node_id and 44 random bits follow';
 -- Not STRICT: a NULL timestamp is an error (22004), never a NULL id.
 CREATE FUNCTION @extschema@.uuid_v7_at(ts timestamptz) RETURNS uuid
     AS 'MODULE_PATHNAME', 'idgen_uuid_v7_at'
@@ -178,3 +178,12 @@ CREATE FUNCTION @extschema@.uuid_v6_to_v1(u uuid) RETURNS uuid
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.uuid_v6_to_v1(uuid) IS
     'The version-1 UUID with the same time, clock sequence and node as a version-6 UUID (lossless); NULL if the UUID is not version 6';
+
+-- idgen.ordering (issue 17): the live generators are ordered within a session and across sessions by
+-- millisecond unless the setting asks for the strict server-wide order.
+COMMENT ON FUNCTION @extschema@.snowflake_next(text) IS
+    'The next id of a Snowflake sequencer: unique, strictly increasing within a session and across sessions by millisecond (across all sessions with idgen.ordering = strict), across crashes and clock steps; needs shared_preload_libraries and idgen.node_id';
+COMMENT ON FUNCTION @extschema@.uuid_v1() IS
+    'RFC 4122 version-1 UUID from the wall clock at 100 ns resolution; its 60-bit time is unique, strictly increasing within a session and across sessions by millisecond (across all sessions with idgen.ordering = strict), across crashes and clock steps';
+COMMENT ON FUNCTION @extschema@.unique_timestamp() IS
+    'Nanoseconds since 1970 whose last idgen.unique_timestamp_digits digits are idgen.node_id: unique, strictly increasing within a session and across sessions by millisecond (across all sessions with idgen.ordering = strict), across crashes and clock steps';

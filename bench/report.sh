@@ -112,14 +112,15 @@ write_report() {
         "${PSQL[@]}" -At -c "SELECT DISTINCT 'warning: \"' || name || '\" counted ' || counted || ' non-NULL results of $N'
                             FROM bench_results WHERE counted <> $N"
         echo
-        echo "## Scaling: bulk throughput with 1, 2, 4 and 8 clients"
+        echo "## Scaling: bulk throughput with ${CLIENTS// /, } clients"
         echo
         echo "C clients start together, each running its case's query of the cost table ($(thousands "$N") rows)" \
-             "(pgbench -n -c C -j C -t $SCALING_QUERIES); million ids/s of all clients together, median" \
-             "(min..max) of $SCALING_ROUNDS rounds; $(nproc) CPUs, so more than 2 clients share them."
+             "(pgbench -n -c C -j C -t $SCALING_QUERIES); each cell: million ids/s of all clients together, median" \
+             "(min..max) of $SCALING_ROUNDS rounds · the speedup over 1 client of the same case · the ratio to the" \
+             "no-op at the same count; $(nproc) CPUs. idgen.ordering = $ORDERING (bench/run's server; IDGEN_BENCH_ORDERING)."
         md_chart scaling "throughput against clients"
         echo
-        md_view bench_scaling_table lrrrrrr
+        md_view bench_scaling_table lrrrrr
         echo
         echo "## pgbench: one statement per transaction"
         echo

@@ -70,20 +70,24 @@ SELECT s.ord, s.name, r.clients,
 FROM bench_scaling_cases s JOIN bench_scaling_results r ON r.case_ord = s.ord
 GROUP BY s.ord, s.name, r.clients;
 
--- One row per case: millions of ids/s for 1, 2, 4 and 8 clients (median (min..max)), and
--- what 2 and 8 clients give over 1.
+-- One row per case: for 1, 2, 4, 8 and 16 clients (those measured), millions of ids/s, median
+-- (min..max); what that count gives over 1 client of the same case (speedup); and over the
+-- no-op at the same count (the floor: a generator can at most match it).
 CREATE VIEW bench_scaling_table AS
 WITH cell AS (
-    SELECT ord, name, clients, ids, bench_spread(ids / 1e6, lo / 1e6, hi / 1e6) AS text
-    FROM bench_scaling_stats
+    SELECT s.ord, s.name, s.clients, s.ids,
+           bench_spread(s.ids / 1e6, s.lo / 1e6, s.hi / 1e6) || ' · ' ||
+           bench_ratio(s.ids / NULLIF(one.ids, 0)) || ' · ' || coalesce(bench_ratio(s.ids / NULLIF(noop.ids, 0)), '?') AS text
+    FROM bench_scaling_stats s
+    LEFT JOIN bench_scaling_stats one ON one.name = s.name AND one.clients = 1
+    LEFT JOIN bench_scaling_stats noop ON noop.name = 'no-op int8 ()' AND noop.clients = s.clients
 )
 SELECT name AS "case",
        max(text) FILTER (WHERE clients = 1) AS "1 client",
        max(text) FILTER (WHERE clients = 2) AS "2 clients",
        max(text) FILTER (WHERE clients = 4) AS "4 clients",
        max(text) FILTER (WHERE clients = 8) AS "8 clients",
-       bench_ratio(max(ids) FILTER (WHERE clients = 2) / max(ids) FILTER (WHERE clients = 1)) AS "2 / 1",
-       bench_ratio(max(ids) FILTER (WHERE clients = 8) / max(ids) FILTER (WHERE clients = 1)) AS "8 / 1"
+       max(text) FILTER (WHERE clients = 16) AS "16 clients"
 FROM cell GROUP BY ord, name ORDER BY ord;
 
 -- The scaling chart: millions of ids/s per case and client count.

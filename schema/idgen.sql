@@ -134,7 +134,7 @@ CREATE FUNCTION @extschema@.snowflake_next(name text) RETURNS bigint
     AS 'MODULE_PATHNAME', 'idgen_snowflake_next'
     LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.snowflake_next(text) IS
-    'The next id of a Snowflake sequencer: unique and strictly increasing across all sessions of this server, across crashes and clock steps; needs shared_preload_libraries and idgen.node_id';
+    'The next id of a Snowflake sequencer: unique, strictly increasing within a session and across sessions by millisecond (across all sessions with idgen.ordering = strict), across crashes and clock steps; needs shared_preload_libraries and idgen.node_id';
 
 CREATE FUNCTION @extschema@.snowflake_timestamp(name text, id bigint) RETURNS timestamptz
     AS 'MODULE_PATHNAME', 'idgen_snowflake_timestamp'
@@ -170,7 +170,7 @@ CREATE FUNCTION @extschema@.uuid_v1() RETURNS uuid
     AS 'MODULE_PATHNAME', 'idgen_uuid_v1'
     LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.uuid_v1() IS
-    'RFC 4122 version-1 UUID from the wall clock at 100 ns resolution; its 60-bit time is unique and strictly increasing across all sessions of this server, across crashes and clock steps';
+    'RFC 4122 version-1 UUID from the wall clock at 100 ns resolution; its 60-bit time is unique, strictly increasing within a session and across sessions by millisecond (across all sessions with idgen.ordering = strict), across crashes and clock steps';
 
 CREATE FUNCTION @extschema@.locality_uuid() RETURNS uuid
     AS 'MODULE_PATHNAME', 'idgen_locality_uuid'
@@ -208,7 +208,7 @@ CREATE FUNCTION @extschema@.unique_timestamp() RETURNS bigint
     AS 'MODULE_PATHNAME', 'idgen_unique_timestamp'
     LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.unique_timestamp() IS
-    'Nanoseconds since 1970 whose last idgen.unique_timestamp_digits digits are idgen.node_id: unique and strictly increasing across all sessions, crashes and clock steps';
+    'Nanoseconds since 1970 whose last idgen.unique_timestamp_digits digits are idgen.node_id: unique, strictly increasing within a session and across sessions by millisecond (across all sessions with idgen.ordering = strict), across crashes and clock steps';
 CREATE FUNCTION @extschema@.unique_timestamp_text(ts bigint) RETURNS text
     AS 'MODULE_PATHNAME', 'idgen_unique_timestamp_text'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -341,7 +341,7 @@ CREATE FUNCTION @extschema@.uuid_v7() RETURNS uuid
     AS 'MODULE_PATHNAME', 'idgen_uuid_v7'
     LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.uuid_v7() IS
-    'RFC 9562 version-7 UUID: milliseconds and a 12-bit sub-millisecond fraction of the wall clock, strictly increasing across all sessions of this server, across crashes and clock steps; idgen.node_id and 44 random bits follow';
+    'RFC 9562 version-7 UUID: milliseconds and a 12-bit sub-millisecond fraction of the wall clock, strictly increasing within a session and across sessions by millisecond (across all sessions with idgen.ordering = strict), across crashes and clock steps; idgen.node_id and 44 random bits follow';
 -- Not STRICT: a NULL timestamp is an error (22004), never a NULL id.
 CREATE FUNCTION @extschema@.uuid_v7_at(ts timestamptz) RETURNS uuid
     AS 'MODULE_PATHNAME', 'idgen_uuid_v7_at'

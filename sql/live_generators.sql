@@ -24,8 +24,10 @@ FROM (SELECT ticks, lag(ticks) OVER (ORDER BY i) AS prev FROM v1) s WHERE ticks 
 SELECT locality_uuid_counter(u) AS counter, locality_uuid_pid(u) AS pid, locality_uuid_mac(u) AS mac,
        locality_uuid_timestamp(u) AS ts
 FROM (VALUES (uuid '20be0ffc-314a-bd53-7a50-013a65ca76d2')) v(u);
--- Variable mode: consecutive counters differ by exactly the prime 198491317; version digit b;
--- this backend's pid; the MAC's last 28 bits; the time near the clock.
+-- Variable mode: version digit b; this backend's pid; the MAC's last 28 bits; the time near the
+-- clock. Consecutive counters differ by the prime 198491317 times the step of the server-wide
+-- sequence: 1, except where idgen.ordering = 'session' (the default) dropped the rest of a run
+-- (at most 63 values) when its millisecond passed. (3127333277 is the prime's inverse mod 2^32.)
 CREATE TEMP TABLE loc AS
 SELECT i, u, clock_timestamp() AS at FROM (SELECT i, locality_uuid() AS u FROM generate_series(1, 10000) i) s;
 SELECT count(DISTINCT u) AS distinct_ids,
@@ -34,17 +36,39 @@ SELECT count(DISTINCT u) AS distinct_ids,
        bool_and(locality_uuid_mac(u) = 'e100001') AS mac_fragment,
        bool_and(locality_uuid_timestamp(u) BETWEEN at - interval '6 seconds' AND at + interval '6 seconds') AS near_clock
 FROM loc;
-SELECT count(*) AS steps, count(*) FILTER (WHERE (c - prev + 4294967296) % 4294967296 = 198491317) AS by_the_prime
-FROM (SELECT locality_uuid_counter(u) AS c, lag(locality_uuid_counter(u)) OVER (ORDER BY i) AS prev FROM loc) s
-WHERE prev IS NOT NULL;
--- Sequential mode: the first eight hex digits count up by one (a new start every ten minutes).
+SELECT count(*) AS steps, bool_and(k BETWEEN 1 AND 64) AS sequence_steps_1_to_64, count(*) FILTER (WHERE k = 1) > 9000 AS mostly_1
+FROM (SELECT (((c - prev + 4294967296) % 4294967296)::numeric * 3127333277 % 4294967296) AS k
+      FROM (SELECT locality_uuid_counter(u) AS c, lag(locality_uuid_counter(u)) OVER (ORDER BY i) AS prev FROM loc) s
+      WHERE prev IS NOT NULL) k;
+-- Sequential mode: the first eight hex digits count up (a new start every ten minutes), by one
+-- except where a run was dropped.
 CREATE TEMP TABLE seq AS
 SELECT i, ('x' || substr(u::text, 1, 8))::bit(32)::bigint AS raw,
        floor(extract(epoch FROM locality_uuid_timestamp(u)) / 600) AS win
 FROM (SELECT i, locality_uuid(true) AS u FROM generate_series(1, 10000) i) s;
-SELECT count(*) FILTER (WHERE (raw - prev + 4294967296) % 4294967296 <> 1 AND win = prev_win) AS not_plus_one
+SELECT bool_and((raw - prev + 4294967296) % 4294967296 BETWEEN 1 AND 64) AS counting_up
 FROM (SELECT raw, win, lag(raw) OVER (ORDER BY i) AS prev, lag(win) OVER (ORDER BY i) AS prev_win FROM seq) s
+WHERE prev IS NOT NULL AND win = prev_win;
+-- With idgen.ordering = 'strict' (a reload) every id takes the next value of the sequence: steps
+-- of exactly the prime, and exactly one.
+ALTER SYSTEM SET idgen.ordering = 'strict';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+SHOW idgen.ordering;
+SELECT count(*) AS steps, count(*) FILTER (WHERE (c - prev + 4294967296) % 4294967296 = 198491317) AS by_the_prime
+FROM (SELECT i, locality_uuid_counter(u) AS c, lag(locality_uuid_counter(u)) OVER (ORDER BY i) AS prev
+      FROM (SELECT i, locality_uuid() AS u FROM generate_series(1, 10000) i) s) s
 WHERE prev IS NOT NULL;
+SELECT count(*) FILTER (WHERE (raw - prev + 4294967296) % 4294967296 <> 1 AND win = prev_win) AS not_plus_one
+FROM (SELECT raw, win, lag(raw) OVER (ORDER BY i) AS prev, lag(win) OVER (ORDER BY i) AS prev_win
+      FROM (SELECT i, ('x' || substr(u::text, 1, 8))::bit(32)::bigint AS raw,
+                   floor(extract(epoch FROM locality_uuid_timestamp(u)) / 600) AS win
+            FROM (SELECT i, locality_uuid(true) AS u FROM generate_series(1, 10000) i) s) s) s
+WHERE prev IS NOT NULL;
+ALTER SYSTEM RESET idgen.ordering;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+SHOW idgen.ordering;
 -- idgen.locality_mode chooses the mode of locality_uuid() without an argument.
 SET idgen.locality_mode = 'sequential';
 SELECT (('x' || substr(b::text, 1, 8))::bit(32)::bigint - ('x' || substr(a::text, 1, 8))::bit(32)::bigint + 4294967296) % 4294967296 AS sequential_step

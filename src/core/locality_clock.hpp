@@ -11,13 +11,16 @@
 #include <cstdint>
 
 #include "logical_clock.hpp"
+#include "session_run.hpp"
 #include "status.hpp"
 
 namespace idgen::locality {
 
+// Both words are written by every draw (every run's draw with runs): each has a cache line of
+// its own, so that the two do not contend with each other.
 struct State {
-    LogicalClock clock;
-    uint64_t sequence;
+    alignas(64) LogicalClock clock;
+    alignas(64) uint64_t sequence;
 };
 
 // An issued time field and counter source (logical_clock.hpp's Drawn): its end_unix_us is the
@@ -33,7 +36,19 @@ uint64_t position_after(int64_t horizon_unix_us) noexcept;
 // The Unix time at which position `position` starts (the start of its millisecond).
 int64_t unix_us_of(uint64_t position) noexcept;
 
-Tick next(State *state, int64_t now_unix_ms, int64_t max_lead_ms, Status *error) noexcept;
+// A session's run of positions (session_run.hpp) and the run of sequence values taken for it:
+// position p of the run has sequence sequence_start + (p - run.start).
+struct SessionRun {
+    PositionRun run;
+    uint64_t sequence_start = 0;
+};
+
+// Draws the next time field and counter source; with `session`, from its runs. A run of n
+// positions takes n sequence values with one atomic add, right after the positions, so two ids
+// of one millisecond are still fewer than 2^16 + (runs in flight) x kMaxRun sequence values
+// apart, far fewer than 2^32: their counters differ.
+Tick next(State *state, int64_t now_unix_ms, int64_t max_lead_ms, Status *error,
+          SessionRun *session = nullptr) noexcept;
 
 // The variable mode's counter: the sequence times Groupon's prime, modulo 2^32.
 uint32_t variable_counter(uint64_t sequence) noexcept;

@@ -1,11 +1,12 @@
 // A logical clock that never goes back, shared by all processes through one 64-bit word.
 //
-// Every time-ordered generator (Snowflake, UUID v1, unique timestamps) is the same machine in
-// its own unit: the word holds the next free position; a draw first raises it to the wall
-// clock's position if the clock has moved past it, then takes the next free position with an
-// atomic add, unless that runs further ahead of the wall clock than allowed. So positions are
-// unique and strictly increasing across all callers, whatever the wall clock does; no lock
-// is taken.
+// Every time-ordered generator (Snowflake, UUID v1 and v7, locality UUIDs, unique timestamps)
+// is the same machine in its own unit: the word holds the next free position; a draw first
+// raises it to the wall clock's position if the clock has moved past it, then takes the next
+// free position with an atomic add, unless that runs further ahead of the wall clock than
+// allowed. So positions are unique and strictly increasing across all callers, whatever the
+// wall clock does; no lock is taken. (idgen.ordering = 'session' takes runs of positions with
+// one add: session_run.hpp.)
 #pragma once
 
 #include <cstdint>
@@ -30,8 +31,11 @@ struct Draw {
 
 // Draws one position: at least `floor` (the wall clock's position now), at most `limit`
 // (how far ahead of the wall clock positions may run) and `max_position` (the last one the
-// layout can hold).
-Draw draw(LogicalClock *clock, uint64_t floor, uint64_t limit, uint64_t max_position) noexcept;
+// layout can hold). With `count` > 1 the atomic add takes `count` positions at once and
+// `position` is the first of them (session_run.hpp); only the first is checked against the
+// bounds, so the caller drops those of the others that lie past them.
+Draw draw(LogicalClock *clock, uint64_t floor, uint64_t limit, uint64_t max_position,
+          uint64_t count = 1) noexcept;
 
 // Moves the clock to at least `position` (used when a generator starts, so that it resumes
 // above a durable high-water mark).

@@ -105,7 +105,7 @@ int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) no
 }
 
 Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
-          int64_t max_lead_ms, Status *error) noexcept {
+          int64_t max_lead_ms, Status *error, PositionRun *run) noexcept {
     if (!node_fits(layout, node))
         return Next::failed_with(error, Status::error(Errc::not_attached,
                                                       "node id %d does not fit in the sequencer's %d node bits",
@@ -119,7 +119,7 @@ Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_u
     const uint64_t limit = ((static_cast<uint64_t>(limit_ms) + 1) << cb) - 1;
     const uint64_t max_position = ((static_cast<uint64_t>(kMaxMillis) + 1) << cb) - 1;
 
-    const Draw d = draw(clock, floor, limit, max_position);
+    const Draw d = draw_ordered(clock, run, floor, limit, max_position, uint64_t{1} << cb);
     const int64_t ms = static_cast<int64_t>(d.position >> cb);
     if (d.outcome == Draw::Outcome::exhausted)
         return Next::failed_with(error, Status::error(Errc::exhausted,
@@ -146,13 +146,18 @@ Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_u
 // Taking the bound first and changing the generation after it (as before) allows the third
 // case: D passes (2) before (a) but takes X after (b), past the bound, and keeps it; a sequencer
 // re-created on this node then starts at the bound and repeats X (snowflake_retire_test).
+// With a run (idgen.ordering = 'session'), X may come from a run taken earlier by the add
+// (1') of a previous call instead of by (1). (2) still follows (1') in D's order, so the same two
+// cases hold with (1') for (1): either (1') comes before (b) and N > X, or (a) comes before (2)
+// and X is dropped. A run outlives its generation only unused: the caller empties it when it
+// binds the slot again.
 // The position a drawer takes and then drops is simply never used; (1) and (2) cost what they
 // did before: on x86-64 a sequentially consistent fetch_add is the same locked instruction and
 // a sequentially consistent load the same plain load as the acquire/release ones.
 Next next_in_generation(LogicalClock *clock, const uint64_t *generation, uint64_t bound_generation,
                         const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
-                        Status *error) noexcept {
-    Next out = next(clock, layout, node, now_unix_us, max_lead_ms, error);  // (1)
+                        Status *error, PositionRun *run) noexcept {
+    Next out = next(clock, layout, node, now_unix_us, max_lead_ms, error, run);  // (1)
     if (out.kind == Next::Kind::issued && atomic_load(generation) != bound_generation) {  // (2)
         out = Next{};
         out.kind = Next::Kind::retired;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "logical_clock.hpp"
+#include "session_run.hpp"
 #include "status.hpp"
 
 namespace idgen::snowflake {
@@ -75,9 +76,10 @@ using Next = Drawn<IdFields>;
 
 // Draws the next id for `node` at wall-clock time `now_unix_us`, running at most
 // `max_lead_ms` ahead of it. Failures (kind failed, reason in *error): the node does not fit
-// (not_attached), the time field is used up (exhausted).
+// (not_attached), the time field is used up (exhausted). With `run`, from this session's run of
+// positions (session_run.hpp).
 Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
-          int64_t max_lead_ms, Status *error) noexcept;
+          int64_t max_lead_ms, Status *error, PositionRun *run = nullptr) noexcept;
 
 // A sequencer's clock in shared memory can be retired (the sequencer dropped) while other
 // processes draw from it. `generation` is a word that changes when the clock is retired (and
@@ -88,7 +90,7 @@ Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_u
 // (the position is lost; bind again).
 Next next_in_generation(LogicalClock *clock, const uint64_t *generation, uint64_t bound_generation,
                         const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
-                        Status *error) noexcept;
+                        Status *error, PositionRun *run = nullptr) noexcept;
 
 // Retires a clock: changes *generation, then returns a Unix time at or after the end of every
 // id that next_in_generation has handed out or will still hand out under the old generation

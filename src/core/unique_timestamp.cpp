@@ -37,7 +37,7 @@ static uint64_t lead_positions(int64_t max_lead_ms, int64_t unit) noexcept {
 }
 
 Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_ns,
-          int64_t max_lead_ms, Status *error) noexcept {
+          int64_t max_lead_ms, Status *error, PositionRun *run) noexcept {
     const Status fits = check_host(l, host);
     if (!fits.ok()) return Next::failed_with(error, fits);
     const int64_t unit = unit_ns(l);
@@ -45,7 +45,8 @@ Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_n
     const uint64_t floor = static_cast<uint64_t>(now_ns / unit);
     const uint64_t max_position = static_cast<uint64_t>((INT64_MAX - host) / unit);
 
-    const Draw d = draw(clock, floor, floor + lead_positions(max_lead_ms, unit), max_position);
+    const uint64_t per_ms = static_cast<uint64_t>(kNanosPerMilli / unit);
+    const Draw d = draw_ordered(clock, run, floor, floor + lead_positions(max_lead_ms, unit), max_position, per_ms);
     if (d.outcome == Draw::Outcome::exhausted)
         return Next::failed_with(error, Status::error(Errc::exhausted,
                                            "unique timestamps are used up (int64 nanoseconds "

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "logical_clock.hpp"
+#include "session_run.hpp"
 #include "status.hpp"
 #include "uuid_v1.hpp"
 
@@ -30,7 +31,8 @@ uint64_t position_after(int64_t horizon_unix_us) noexcept;
 // The Unix time at which tick `position` starts (microseconds, rounded down).
 int64_t unix_us_of(uint64_t position) noexcept;
 
+// Draws the next UUID; with `run`, from this session's run of ticks (session_run.hpp).
 Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq,
-          uint64_t node, Status *error) noexcept;
+          uint64_t node, Status *error, PositionRun *run = nullptr) noexcept;
 
 }  // namespace idgen::uuid_v1

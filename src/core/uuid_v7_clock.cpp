@@ -44,11 +44,11 @@ int64_t unix_us_of(uint64_t position) noexcept {
 }
 
 Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t node_id,
-          uint64_t random, Status *error) noexcept {
+          uint64_t random, Status *error, PositionRun *run) noexcept {
     const uint64_t floor = step_of_ns(now_unix_ns) << kStepShift;
     const uint64_t lead = max_lead_ms <= 0 ? 0 : static_cast<uint64_t>(max_lead_ms) * kPositionsPerMs;
     const uint64_t limit = floor + lead < floor ? UINT64_MAX : floor + lead;
-    const Draw d = draw(clock, floor, limit, kMaxPosition);
+    const Draw d = draw_ordered(clock, run, floor, limit, kMaxPosition, kPositionsPerMs);
     if (d.outcome == Draw::Outcome::exhausted)
         return Next::failed_with(error, Status::error(Errc::exhausted,
                                                       "the 48-bit millisecond of version-7 UUIDs is used up"));

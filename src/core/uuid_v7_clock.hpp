@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "logical_clock.hpp"
+#include "session_run.hpp"
 #include "status.hpp"
 #include "uuid.hpp"
 
@@ -28,8 +29,9 @@ int64_t unix_us_of(uint64_t position) noexcept;
 // Draws the next UUID at wall-clock time `now_unix_ns` (before 1970 counts as 1970), running
 // at most `max_lead_ms` (>= 0) ahead of it, with `node_id` (negative: none, random bits instead)
 // and the random bits of `random`. Fails (kind failed, reason in *error) with Errc::exhausted
-// when the 48-bit millisecond is used up (year 10889).
+// when the 48-bit millisecond is used up (year 10889). With `run`, from this session's run of
+// positions (session_run.hpp).
 Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t node_id,
-          uint64_t random, Status *error) noexcept;
+          uint64_t random, Status *error, PositionRun *run = nullptr) noexcept;
 
 }  // namespace idgen::uuid_v7

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../core/atomic_word.hpp"
+#include "../core/session_run.hpp"
 #include "../core/status.hpp"
 #include "carried_state.hpp"
 #include "errors.hpp"
@@ -17,6 +19,15 @@
 #include "wall_clock.hpp"
 
 namespace idgen::pg {
+
+// The run a generator draws from in this backend under idgen.ordering (nullptr: 'strict', one
+// atomic add per id), emptied first if the clocks were raised since it was taken. `run` is the
+// backend's own, one per generator clock (per sequencer slot binding for Snowflake).
+inline PositionRun *ordered_run(const SharedState *shared, PositionRun *run) {
+    if (ordering == kOrderingStrict) return nullptr;
+    drop_if_raised(run, atomic_load(&shared->clock_raises));
+    return run;
+}
 
 template <typename DrawFn>
 auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawFn draw) {

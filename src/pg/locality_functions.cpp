@@ -44,8 +44,10 @@ static uint32_t sequential_start(int64_t unix_ms) {
 static Datum generate(bool sequential) {
     SharedState *shared = require_shared_state("locality_uuid()");
     LiveGenerators *live = &shared->live;
+    static locality::SessionRun session;
     const locality::Tick t = draw_until_issued(shared, Generator::locality_uuid, "locality_uuid()", [&](int64_t now_ns, Status *error) {
-        return locality::next(&live->locality, now_ns / 1000000, max_lead_ms, error);
+        return locality::next(&live->locality, now_ns / 1000000, max_lead_ms, error,
+                              ordered_run(shared, &session.run) != nullptr ? &session : nullptr);
     });
     const locality::Fields fields{
         sequential ? sequential_start(t.unix_ms) + static_cast<uint32_t>(t.sequence)

@@ -6,6 +6,7 @@
 // generation.
 #pragma once
 
+#include "../core/session_run.hpp"
 #include "sequencer_registry.hpp"
 
 namespace idgen::pg {
@@ -16,6 +17,11 @@ struct CachedSequencer {
     SequencerDefinition def;
     SequencerSlot *slot;  // nullptr until bound
     uint64_t generation;  // the slot's generation when bound
+    // This backend's run of the slot's clock positions (idgen.ordering = 'session'): emptied
+    // whenever the entry binds a slot, so that it only ever holds positions of the clock it is
+    // bound to, in the generation it is bound to.
+    PositionRun run;
+    int64_t stored_unix_ms;  // the last value this backend stored into the slot's last_unix_ms
 };
 
 // Changes whenever cached definitions may have become stale.

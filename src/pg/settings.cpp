@@ -25,10 +25,17 @@ int locality_mode = kLocalityVariable;
 int unique_timestamp_digits = 2;
 int backfill_timestamps = 65536;
 int failover_margin_ms = 10000;
+int ordering = kOrderingSession;
 
 static const struct config_enum_entry locality_modes[] = {
     {"variable", kLocalityVariable, false},
     {"sequential", kLocalitySequential, false},
+    {nullptr, 0, false},
+};
+
+static const struct config_enum_entry orderings[] = {
+    {"session", kOrderingSession, false},
+    {"strict", kOrderingStrict, false},
     {nullptr, 0, false},
 };
 
@@ -84,6 +91,16 @@ void define_settings(bool preloading) {
         "variable: the first characters change fastest (writes spread over shards); sequential: "
         "they count up (writes stay together).",
         &locality_mode, kLocalityVariable, locality_modes, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+    // Server-wide (reload), not per session: one session handing out a run's positions would
+    // break the strict order that the others promise.
+    DefineCustomEnumVariable(
+        "idgen.ordering", "How the ids of the live generators are ordered across sessions.",
+        "session (the default): strictly increasing within each session, and across sessions by "
+        "millisecond (an id is greater than every id whose millisecond ended before it was asked "
+        "for); each session takes runs of up to 64 positions with one atomic operation, so "
+        "generators scale with cores. strict: every id is greater than every id handed out "
+        "before it was asked for, server-wide; one atomic operation on a shared word per id.",
+        &ordering, kOrderingSession, orderings, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "idgen.backfill_timestamps", "How many distinct timestamps a session remembers per id space for uuid_v1_at and snowflake_at.",
         "Memory per id space in use is about 32 bytes times this (rounded up to a power of two). "

@@ -15,8 +15,11 @@ extern int locality_mode;   // idgen.locality_mode: LocalityMode, for locality_u
 extern int unique_timestamp_digits;  // idgen.unique_timestamp_digits: 2 or 3 host digits
 extern int backfill_timestamps;      // idgen.backfill_timestamps: timestamps a session remembers per id space
 extern int failover_margin_ms;       // idgen.failover_margin: added above replayed state at promotion
+extern int ordering;                 // idgen.ordering: Ordering, of every live generator
 
 enum LocalityMode { kLocalityVariable = 0, kLocalitySequential = 1 };
+// strict: one atomic add per id; session: runs of positions (src/core/session_run.hpp).
+enum Ordering { kOrderingStrict = 0, kOrderingSession = 1 };
 
 // idgen.node_id for a generator whose ids carry it (55000 when unset, with `hint`).
 int32_t require_node_id(const char *what, const char *hint);

@@ -271,6 +271,10 @@ void raise_generators(SharedState *s, int64_t floor_unix_us, bool lead) {
             raise_to(&slot->clock, snowflake::position_after(slot->layout, floor_unix_us));
     }
     LWLockRelease(s->slot_lock);
+    // After every clock is raised: a backend that reads the new count empties the runs it took
+    // before, so that a call that starts after this returns hands out no position below the
+    // floor (session_run.hpp, drop_if_raised).
+    atomic_fetch_add(&s->clock_raises, 1);
 }
 
 int64_t generator_now_unix_ns(const SharedState *s) {

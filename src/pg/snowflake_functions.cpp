@@ -82,10 +82,13 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
             if (site->slot != nullptr)  // released: dropped, or dropped and created again?
                 refresh_cached_sequencer(extension_schema(fcinfo), name, site);
             site->slot = bind_sequencer_slot(shared, site->def, &site->generation);
+            site->run = PositionRun{};
+            site->stored_unix_ms = -1;
         }
         snowflake::Next d = snowflake::next_in_generation(&site->slot->clock, &site->slot->generation,
                                                           site->generation, site->def.layout, node_id,
-                                                          now_ns / 1000, max_lead_ms, error);
+                                                          now_ns / 1000, max_lead_ms, error,
+                                                          ordered_run(shared, &site->run));
         if (d.kind == snowflake::Next::Kind::retired) {
             d.kind = snowflake::Next::Kind::wait;  // the slot changed hands during the draw: again
             d.ahead_ms = 0;
@@ -93,7 +96,11 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
         return d;
     });
     count_issued(shared, site->slot, site->generation);
-    atomic_store(&site->slot->last_unix_ms, static_cast<uint64_t>(n.unix_ms));
+    // Once per millisecond per backend, not per id: the line is shared by all drawers.
+    if (n.unix_ms != site->stored_unix_ms) {
+        site->stored_unix_ms = n.unix_ms;
+        atomic_store(&site->slot->last_unix_ms, static_cast<uint64_t>(n.unix_ms));
+    }
     PG_RETURN_INT64(n.id);
 }
 

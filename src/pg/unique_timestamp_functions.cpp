@@ -28,8 +28,10 @@ Datum idgen_unique_timestamp(PG_FUNCTION_ARGS) {
                                node_id, unique_timestamp_digits),
                         errhint("Set idgen.node_id to 0..%d, or idgen.unique_timestamp_digits to 3 for up to "
                                 "1,000 servers, and restart.", unique_ts::max_host(layout()))));
+    static PositionRun run;
     const unique_ts::Next n = draw_until_issued(shared, Generator::unique_timestamp, "unique_timestamp()", [&](int64_t now_ns, Status *error) {
-        return unique_ts::next(&shared->live.unique_ts, layout(), node_id, now_ns, max_lead_ms, error);
+        return unique_ts::next(&shared->live.unique_ts, layout(), node_id, now_ns, max_lead_ms, error,
+                               ordered_run(shared, &run));
     });
     PG_RETURN_INT64(n.value);
 }

@@ -27,8 +27,10 @@ PG_FUNCTION_INFO_V1(idgen_uuid_v7_min);
 Datum idgen_uuid_v7(PG_FUNCTION_ARGS) {
     SharedState *shared = require_shared_state("uuid_v7()");
     const uint64_t random = random_u64();
+    static PositionRun run;
     const uuid_v7::Next n = draw_until_issued(shared, Generator::uuid_v7, "uuid_v7()", [&](int64_t now_ns, Status *error) {
-        return uuid_v7::next(&shared->live.uuid_v7, now_ns, max_lead_ms, node_id, random, error);
+        return uuid_v7::next(&shared->live.uuid_v7, now_ns, max_lead_ms, node_id, random, error,
+                             ordered_run(shared, &run));
     });
     PG_RETURN_UUID_P(datum_from_uuid(n.uuid));
 }

@@ -1,4 +1,5 @@
-# uuid_v7() under real processes (issue 15). 8 clients x 100,000 UUIDs into a primary key: each
+# uuid_v7() under real processes (issue 15), with idgen.ordering = strict (090 tests the default
+# order, session). 8 clients x 100,000 UUIDs into a primary key: each
 # session's UUIDs strictly increase, and no UUID sorts below one whose call had ended before its
 # own call started. Then the strict server-wide order with a causal witness: with the server's
 # clock frozen (every UUID then comes from the shared clock's counter and lead, none from the
@@ -15,7 +16,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use IdgenTest;
 
-my $node = idgen_node('v7', node_id => 77, faketime => '+0');
+my $node = idgen_node('v7', node_id => 77, faketime => '+0', conf => "idgen.ordering = strict\n");
 start_node($node);
 $node->safe_psql('postgres', q{
     CREATE EXTENSION idgen;

@@ -4,7 +4,9 @@
 // clock, takes the bound, and gives the slot to the "re-created" sequencer, whose clock starts
 // afresh above that bound (as a new slot starts above released_bound_us). The wall clock moves a
 // millisecond at every draw, the worst case for the bound: every draw raises the clock into a
-// new millisecond, past the one the bound was taken in.
+// new millisecond, past the one the bound was taken in. The same with idgen.ordering =
+// 'session' (session_run.hpp): each drawer hands out ids from runs it took earlier, and empties
+// its run when it binds again, as snowflake_next does.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -30,7 +32,7 @@ struct Issued {
 
 }  // namespace
 
-TEST(SnowflakeRetire, NoIdIssuedPastTheBoundOfItsRetiredGeneration) {
+static void retire_while_drawing(bool with_runs) {
     constexpr int kDrawers = 2;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     const Layout layout{1577836800000, 13};  // 2020 epoch, 9 counter bits
@@ -55,13 +57,21 @@ TEST(SnowflakeRetire, NoIdIssuedPastTheBoundOfItsRetiredGeneration) {
         stop = true;
     });
     const std::vector<Issued> issued = test::run_threads<Issued>(kDrawers, [&](int, std::vector<Issued> &out) {
+        PositionRun run;
+        uint64_t run_generation = 0;
+        // With runs, a millisecond per 64 draws, so that runs are used before they go stale.
+        const int64_t draws_per_ms = with_runs ? 64 : 2;
         while (!stop.load()) {
             const uint64_t bound_generation = atomic_load(&generation);
             if (bound_generation % 2 != 0) continue;  // between retirement and re-creation
+            if (bound_generation != run_generation) {  // bound again: the old run is emptied
+                drop_if_raised(&run, bound_generation);
+                run_generation = bound_generation;
+            }
             Status error;
             const Next n = next_in_generation(&clock, &generation, bound_generation, layout, 5,
-                                              start_us + draws.fetch_add(1) / 2 * 1000, int64_t{1} << 40,
-                                              &error);
+                                              start_us + draws.fetch_add(1) / draws_per_ms * 1000,
+                                              int64_t{1} << 40, &error, with_runs ? &run : nullptr);
             ASSERT_NE(n.kind, Next::Kind::failed) << error.message;
             if (n.kind == Next::Kind::issued) out.push_back({bound_generation, n.id, n.end_unix_us});
         }
@@ -79,4 +89,12 @@ TEST(SnowflakeRetire, NoIdIssuedPastTheBoundOfItsRetiredGeneration) {
     }
     EXPECT_EQ(past_bound, 0) << "ids issued after their clock's retirement bound was taken";
     EXPECT_TRUE(test::all_distinct(ids)) << "a re-created sequencer repeated an id";
+}
+
+TEST(SnowflakeRetire, NoIdIssuedPastTheBoundOfItsRetiredGeneration) {
+    retire_while_drawing(false);
+}
+
+TEST(SnowflakeRetire, NoIdFromARunIssuedPastTheBoundOfItsRetiredGeneration) {
+    retire_while_drawing(true);
 }
