@@ -18,11 +18,15 @@ extern "C" {
 
 namespace idgen::pg {
 
-static void check_name(const text *name) {
+int sequencer_name_length(const text *name, NameUse use) {
     const int len = VARSIZE_ANY_EXHDR(name);
-    if (len < 1 || len >= NAMEDATALEN)
+    if (len >= 1 && len < NAMEDATALEN) return len;
+    if (use == NameUse::create)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a Snowflake sequencer name must be 1 to %d bytes long", NAMEDATALEN - 1)));
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                    errmsg("Snowflake sequencer \"%.*s\" does not exist", len > 64 ? 64 : len, VARDATA_ANY(name))));
+    pg_unreachable();
 }
 
 static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes) {
@@ -33,7 +37,7 @@ static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes) {
 
 int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
                                  int32 backfill_nodes) {
-    check_name(name);
+    sequencer_name_length(name, NameUse::create);
     if (TIMESTAMP_NOT_FINITE(epoch))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a sequencer epoch must be a finite time")));
@@ -44,11 +48,7 @@ int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_
 }
 
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {
-    const int len = VARSIZE_ANY_EXHDR(name);
-    if (len < 1 || len >= NAMEDATALEN)
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-                        errmsg("Snowflake sequencer \"%.*s\" does not exist", len > 64 ? 64 : len,
-                               VARDATA_ANY(name))));
+    const int len = sequencer_name_length(name, NameUse::lookup);
     // backfill_nodes and backfill_owner through to_jsonb: the columns exist from versions 0.4.0
     // and 0.5.0 on, and this library must also serve older schemas until ALTER EXTENSION idgen
     // UPDATE has run.
