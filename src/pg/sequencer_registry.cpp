@@ -31,7 +31,7 @@ int sequencer_name_length(const text *name, NameUse use) {
 
 static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes) {
     int node_bits = 0;
-    check(snowflake::node_bits_for(max_nodes, &node_bits));
+    check(snowflake::node_bits_for(max_nodes, &node_bits), "max_nodes");
     return snowflake::Layout{unix_micros_from_timestamptz(epoch) / 1000, node_bits};
 }
 
@@ -43,7 +43,7 @@ int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_
                         errmsg("a sequencer epoch must be a finite time")));
     const snowflake::Layout layout = layout_of(epoch, max_nodes);
     check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
-    check(snowflake::check_backfill_nodes(layout, backfill_nodes));
+    check(snowflake::check_backfill_nodes(layout, backfill_nodes), "backfill_nodes");
     return layout.max_nodes();
 }
 
