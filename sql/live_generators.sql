@@ -71,7 +71,8 @@ SELECT pg_sleep(0.5);
 SHOW idgen.ordering;
 -- idgen.locality_mode chooses the mode of locality_uuid() without an argument.
 SET idgen.locality_mode = 'sequential';
-SELECT (('x' || substr(b::text, 1, 8))::bit(32)::bigint - ('x' || substr(a::text, 1, 8))::bit(32)::bigint + 4294967296) % 4294967296 AS sequential_step
+SELECT (('x' || substr(b::text, 1, 8))::bit(32)::bigint - ('x' || substr(a::text, 1, 8))::bit(32)::bigint + 4294967296) % 4294967296
+       BETWEEN 1 AND 64 AS sequential_step
 FROM (SELECT locality_uuid() AS a, locality_uuid() AS b) s;
 RESET idgen.locality_mode;
 

@@ -19,8 +19,8 @@ namespace idgen::locality {
 // Both words are written by every draw (every run's draw with runs): each has a cache line of
 // its own, so that the two do not contend with each other.
 struct State {
-    alignas(64) LogicalClock clock;
-    alignas(64) uint64_t sequence;
+    alignas(kCacheLine) LogicalClock clock;
+    alignas(kCacheLine) uint64_t sequence;
 };
 
 // An issued time field and counter source (logical_clock.hpp's Drawn): its end_unix_us is the

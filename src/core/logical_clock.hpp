@@ -9,6 +9,7 @@
 // one add: session_run.hpp.)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "status.hpp"
@@ -18,6 +19,11 @@ namespace idgen {
 struct LogicalClock {
     uint64_t next_free;  // the smallest position not yet handed out
 };
+
+// The cache line (x86-64; PostgreSQL aligns shared memory to at least this): a shared word that
+// many drawers write gets a line of its own (alignas), so that drawers of other words do not
+// contend for it.
+constexpr std::size_t kCacheLine = 64;
 
 struct Draw {
     enum class Outcome {

@@ -8,7 +8,7 @@ namespace idgen::snowflake {
 
 Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept {
     if (max_nodes < kMinNodes || max_nodes > kMaxNodes)
-        return Status::error(Errc::invalid_parameter, "max_nodes %d is outside %d..%d", max_nodes,
+        return Status::error(Errc::invalid_parameter, "node count %d is outside %d..%d", max_nodes,
                              kMinNodes, kMaxNodes);
     int bits = 0;
     while ((int32_t{1} << bits) < max_nodes) bits++;
@@ -33,7 +33,7 @@ bool node_fits(const Layout &layout, int32_t node) noexcept {
 
 Status check_backfill_nodes(const Layout &layout, int32_t backfill_nodes) noexcept {
     if (backfill_nodes < 0 || backfill_nodes >= layout.max_nodes())
-        return Status::error(Errc::invalid_parameter, "backfill_nodes %d is outside 0..%d", backfill_nodes,
+        return Status::error(Errc::invalid_parameter, "reserved node count %d is outside 0..%d", backfill_nodes,
                              layout.max_nodes() - 1);
     return Status::success();
 }

@@ -9,6 +9,13 @@ bool reserved_node(uint64_t node) noexcept {
     return (node >> 40) == kNodePrefix;
 }
 
+Status check_given_node(uint64_t node) noexcept {
+    if (reserved_node(node))
+        return Status::error(Errc::invalid_parameter,
+                             "nodes 03:xx:xx:xx:xx:xx are reserved for the automatic nodes");
+    return Status::success();
+}
+
 Status check_time(int64_t unix_us) noexcept {
     uint64_t ticks = 0;
     return ticks_from_unix_micros(unix_us, &ticks);
@@ -43,9 +50,8 @@ Status make_auto(int64_t unix_us, int32_t node_id, uint64_t lease, uint64_t offs
 
 Status make_given(int64_t unix_us, uint64_t node, uint64_t lease, uint64_t offset,
                   int32_t live_clock_seq, Uuid *out) noexcept {
-    if (reserved_node(node))
-        return Status::error(Errc::invalid_parameter,
-                             "nodes 03:xx:xx:xx:xx:xx are reserved for uuid_v1_at(ts) without a node");
+    Status s = check_given_node(node);
+    if (!s.ok()) return s;
     if (lease >= kGivenNamespaces || offset >= kGivenPerNamespace)
         return Status::error(Errc::exhausted, "clock sequence namespace %llu does not exist",
                              static_cast<unsigned long long>(lease));

@@ -31,6 +31,10 @@ constexpr uint64_t kGivenPerNamespace = 10;
 // Nodes whose first octet is kNodePrefix belong to the automatic namespaces.
 bool reserved_node(uint64_t node) noexcept;
 
+// Errc::invalid_parameter when `node` is reserved (the check make_given makes; its caller makes
+// it first, before it leases a namespace for the node).
+Status check_given_node(uint64_t node) noexcept;
+
 // Errc::timestamp_out_of_range unless some UUID of the microsecond fits the 60-bit time.
 Status check_time(int64_t unix_us) noexcept;
 

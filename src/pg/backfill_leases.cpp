@@ -34,19 +34,9 @@ bool load_leases(LeaseTable *table, LeaseRuntime *runtime) {
     // Everything leased so far may be recycled, once a bound is known.
     for (int i = 0; i < kLeaseSpaces; i++) {
         const LeaseState &st = table->cells[i].state;
-        runtime[i] = LeaseRuntime{0, st.step > 0 && st.bound != kBoundUnknown ? st.next : 0, InvalidXLogRecPtr};
+        runtime[i] = LeaseRuntime{0, backfill::recyclable(st) ? st.next : 0, InvalidXLogRecPtr};
     }
     return r != RecordRead::unreadable;
-}
-
-static LeaseTable::Cell *cell_of(LeaseTable *table, const LeaseSpace &space) {
-    LeaseTable::Cell *free_cell = nullptr;
-    for (LeaseTable::Cell &c : table->cells) {
-        if (c.space == space) return &c;
-        if (free_cell == nullptr && c.space.kind == LeaseKind::free) free_cell = &c;
-    }
-    if (free_cell != nullptr) free_cell->space = space;  // its state is zero in a free cell
-    return free_cell;
 }
 
 static void refuse_unreadable(const SharedState *s, const char *what) {
@@ -72,7 +62,7 @@ static XLogRecPtr write_cell_locked(SharedState *s, LeaseTable *next_table, cons
 // The cell of `space` in a copy of the table, or ERROR 53400 (lease_lock is released first).
 static LeaseTable::Cell *cell_or_error(SharedState *s, LeaseTable *next_table, const LeaseSpace &space,
                                        const char *what) {
-    LeaseTable::Cell *cell = cell_of(next_table, space);
+    LeaseTable::Cell *cell = backfill::cell_of(next_table->cells, space);
     if (cell == nullptr) {
         LWLockRelease(s->lease_lock);
         ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
@@ -112,14 +102,13 @@ void raise_space_used_up(uint64_t limit, const char *what) {
 bool recycle_namespace(SharedState *s, const LeaseSpace &space, uint64_t *ns, uint32_t *start) {
     bool found = false;
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
-    for (int i = 0; i < kLeaseSpaces && !found; i++) {
-        LeaseRuntime &r = s->lease_runtime[i];
-        if (!(s->leases.cells[i].space == space) || r.next >= r.end ||
-            s->leases.cells[i].state.bound == kBoundUnknown)
-            continue;
-        *ns = r.next++;
-        *start = s->leases.cells[i].state.bound;
-        found = true;
+    if (const LeaseTable::Cell *cell = backfill::find_cell(s->leases.cells, space)) {
+        LeaseRuntime &r = s->lease_runtime[cell - s->leases.cells];
+        if (r.next < r.end && cell->state.bound != kBoundUnknown) {
+            *ns = r.next++;
+            *start = cell->state.bound;
+            found = true;
+        }
     }
     LWLockRelease(s->lease_lock);
     return found;
@@ -131,10 +120,8 @@ uint32_t ensure_lease_bound(SharedState *s, const LeaseSpace &space, uint64_t of
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     LeaseTable next_table = s->leases;
     LeaseTable::Cell *cell = cell_or_error(s, &next_table, space, what);
-    if (cell->state.bound <= offset || cell->state.step == 0) {
-        const uint64_t raised = (offset / step + 1) * step;  // one step past the offset
-        cell->state.bound = static_cast<uint32_t>(raised > cell->state.bound ? raised : cell->state.bound);
-        cell->state.step = step;
+    if (backfill::bound_needed(cell->state, offset)) {
+        backfill::raise_bound(&cell->state, offset, step);
         write_cell_locked(s, &next_table, *cell, true);
     }
     const LeaseState state = cell->state;
@@ -147,10 +134,9 @@ uint32_t ensure_lease_bound(SharedState *s, const LeaseSpace &space, uint64_t of
 }
 
 LeaseState lease_state(SharedState *s, const LeaseSpace &space) {
-    LeaseState st{0, 0, 0};
     LWLockAcquire(s->lease_lock, LW_SHARED);
-    for (const LeaseTable::Cell &c : s->leases.cells)
-        if (c.space == space) st = c.state;
+    const LeaseTable::Cell *cell = backfill::find_cell(s->leases.cells, space);
+    const LeaseState st = cell != nullptr ? cell->state : LeaseState{0, 0, 0};
     LWLockRelease(s->lease_lock);
     return st;
 }
@@ -163,15 +149,10 @@ static XLogRecPtr raise_lease_locked(SharedState *s, const LeaseSpace &space, co
     // complete after a restart and let the other spaces lease their namespaces again.
     if (s->leases_unreadable) return InvalidXLogRecPtr;
     LeaseTable next_table = s->leases;
-    LeaseTable::Cell *cell = cell_of(&next_table, space);
-    if (cell == nullptr) return InvalidXLogRecPtr;
-    LeaseState &st = cell->state;
-    if (st.next >= to.next && st.bound >= to.bound && st.step >= to.step) return InvalidXLogRecPtr;
-    if (to.next > st.next) st.next = to.next;
-    if (to.bound > st.bound) st.bound = to.bound;
-    if (to.step > st.step) st.step = to.step;
-    if (recyclable && st.step > 0 && st.bound != kBoundUnknown)
-        s->lease_runtime[cell - next_table.cells].end = st.next;
+    LeaseTable::Cell *cell = backfill::cell_of(next_table.cells, space);
+    if (cell == nullptr || !backfill::raise_state(&cell->state, to)) return InvalidXLogRecPtr;
+    if (recyclable && backfill::recyclable(cell->state))
+        s->lease_runtime[cell - next_table.cells].end = cell->state.next;
     return write_cell_locked(s, &next_table, *cell, log);
 }
 
@@ -194,14 +175,7 @@ void skip_lost_leases(SharedState *s) {
     if (s->leases_unreadable) return;  // see raise_lease_locked
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     LeaseTable next_table = s->leases;
-    bool any = false;
-    for (LeaseTable::Cell &c : next_table.cells) {
-        if (c.space.kind == LeaseKind::free) continue;
-        c.state.next++;
-        if (c.state.bound != kBoundUnknown) c.state.bound += c.state.step;
-        any = true;
-    }
-    if (any) {
+    if (backfill::skip_lost(&next_table)) {
         write_record(kLeaseFile, kLeaseMagic, &next_table, sizeof next_table);
         s->leases = next_table;
     }

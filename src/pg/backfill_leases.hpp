@@ -22,6 +22,7 @@
 
 #include <cstdint>
 
+#include "../core/lease_spaces.hpp"
 #include "postgres_api.hpp"
 
 extern "C" {
@@ -32,37 +33,15 @@ namespace idgen::pg {
 
 struct SharedState;
 
-enum class LeaseKind : uint32_t { free = 0, uuid_auto = 1, uuid_given = 2, snowflake = 3, uuid_v7 = 4 };
-
-struct LeaseSpace {
-    LeaseKind kind;
-    Oid database;  // Snowflake: the sequencer's database; otherwise InvalidOid
-    uint64_t key;  // given UUID node, or a hash of the sequencer name; otherwise 0
-
-    bool operator==(const LeaseSpace &o) const {
-        return kind == o.kind && database == o.database && key == o.key;
-    }
-};
-
-constexpr int kLeaseSpaces = 64;
-
-// The bound of a space whose namespaces were leased by 0.4.0, which kept no bound: its offsets
-// may be anywhere, so its namespaces are never recycled.
-constexpr uint32_t kBoundUnknown = UINT32_MAX;
-
-// What is durable of one space.
-struct LeaseState {
-    uint64_t next;   // the next namespace number never handed out
-    uint32_t bound;  // every offset handed out in any namespace of the space is below it
-    uint32_t step;   // how far the bound moves at a time (0 before the first draw)
-};
-
-struct LeaseTable {
-    struct Cell {
-        LeaseSpace space;
-        LeaseState state;
-    } cells[kLeaseSpaces];
-};
+// The spaces, their durable state and the table of it: src/core/lease_spaces.hpp.
+using backfill::kBoundUnknown;
+using backfill::kLeaseSpaces;
+using backfill::LeaseKind;
+using backfill::LeaseSpace;
+using backfill::LeaseState;
+using backfill::LeaseTable;
+static_assert(sizeof(Oid) == sizeof(LeaseSpace::database) && InvalidOid == 0,
+              "a lease space's database is an Oid, 0 where the space has none");
 
 // What a space has in memory only, indexed like LeaseTable.cells, under lease_lock:
 // - the namespaces leased before this server began generating (at startup, or replayed before a

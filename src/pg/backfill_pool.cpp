@@ -5,26 +5,10 @@
 
 namespace idgen::pg {
 
-static backfill::SpaceId space_id(const LeaseSpace &space) {
-    return backfill::SpaceId{static_cast<uint64_t>(space.kind) << 32 | space.database, space.key};
-}
-
-// The use cell of `space`, made when there is none; nullptr when all are taken (the lease table
-// has as many cells, so a space that could lease has one). Under pool_lock.
-static BackfillPool::Use *use_of(BackfillPool *pool, const LeaseSpace &space) {
-    BackfillPool::Use *free_cell = nullptr;
-    for (BackfillPool::Use &u : pool->uses) {
-        if (u.space == space) return &u;
-        if (free_cell == nullptr && u.space.kind == LeaseKind::free) free_cell = &u;
-    }
-    if (free_cell != nullptr) *free_cell = BackfillPool::Use{space, 0, 0};
-    return free_cell;
-}
-
 bool adopt_parked(SharedState *s, const LeaseSpace &space, uint64_t per_namespace, uint64_t *ns,
                   uint32_t *starts) {
     LWLockAcquire(s->pool_lock, LW_EXCLUSIVE);
-    const bool got = backfill::pool_adopt(s->pool.slots, kPoolSlots, space_id(space), per_namespace, ns, starts);
+    const bool got = backfill::pool_adopt(s->pool.slots, kPoolSlots, backfill::space_id(space), per_namespace, ns, starts);
     LWLockRelease(s->pool_lock);
     return got;
 }
@@ -32,13 +16,13 @@ bool adopt_parked(SharedState *s, const LeaseSpace &space, uint64_t per_namespac
 void park_namespace(SharedState *s, const LeaseSpace &space, uint64_t per_namespace, uint64_t ns,
                     const uint32_t *starts) {
     LWLockAcquire(s->pool_lock, LW_EXCLUSIVE);
-    backfill::pool_park(s->pool.slots, kPoolSlots, space_id(space), per_namespace, ns, starts);
+    backfill::pool_park(s->pool.slots, kPoolSlots, backfill::space_id(space), per_namespace, ns, starts);
     LWLockRelease(s->pool_lock);
 }
 
 void count_in_use(SharedState *s, const LeaseSpace &space, uint64_t limit, int64_t delta) {
     LWLockAcquire(s->pool_lock, LW_EXCLUSIVE);
-    BackfillPool::Use *u = use_of(&s->pool, space);
+    BackfillPool::Use *u = backfill::cell_of(s->pool.uses, space);  // nullptr: see BackfillPool::uses
     if (u != nullptr) {
         if (limit != 0) u->limit = limit;
         if (delta < 0 && u->in_use < static_cast<uint64_t>(-delta))
@@ -52,9 +36,8 @@ void count_in_use(SharedState *s, const LeaseSpace &space, uint64_t limit, int64
 SpaceCounts space_counts(SharedState *s, const LeaseSpace &space) {
     SpaceCounts c{0, 0, 0};
     LWLockAcquire(s->pool_lock, LW_SHARED);
-    for (const BackfillPool::Use &u : s->pool.uses)
-        if (u.space == space) c = SpaceCounts{u.limit, 0, u.in_use};
-    c.pooled = backfill::pool_count(s->pool.slots, kPoolSlots, space_id(space));
+    if (const BackfillPool::Use *u = backfill::find_cell(s->pool.uses, space)) c = SpaceCounts{u->limit, 0, u->in_use};
+    c.pooled = backfill::pool_count(s->pool.slots, kPoolSlots, backfill::space_id(space));
     LWLockRelease(s->pool_lock);
     return c;
 }

@@ -33,7 +33,7 @@ struct BackfillPool {
         LeaseSpace space;  // kind free: unused cell
         uint64_t limit;    // the space's namespaces (as its last caller said)
         uint64_t in_use;   // namespaces held by running sessions
-    } uses[kLeaseSpaces];  // pool_lock
+    } uses[kLeaseSpaces];  // pool_lock; as many as lease cells, so a space that could lease has one
 };
 
 // Takes a parked namespace of `space` (laid out with `per_namespace` ids per key) out of the

@@ -6,6 +6,7 @@
 
 #include "../core/backfill_allocator.hpp"
 #include "../core/backfill_pool.hpp"
+#include "../core/session_lru.hpp"
 #include "backfill_pool.hpp"
 #include "carried_state.hpp"
 #include "errors.hpp"
@@ -59,23 +60,17 @@ static void park_at_exit(int, Datum) {
     for (SessionAllocator &s : allocators) release(&s);
 }
 
-// The allocator of `space`, made afresh when there is none or when it no longer matches the
-// layout (per_namespace) or idgen.backfill_timestamps. Abandoning one is always safe.
+// The allocator of `space` (src/core/session_lru.hpp chooses it), made afresh when there is none
+// or when it no longer matches the layout (per_namespace) or idgen.backfill_timestamps.
 static SessionAllocator *allocator_for(SharedState *shared, const LeaseSpace &space, uint64_t per_namespace,
                                        uint64_t limit) {
-    SessionAllocator *victim = &allocators[0];
-    for (SessionAllocator &s : allocators) {
-        if (s.in_use && s.space == space) {
-            if (s.alloc.per_namespace == per_namespace &&
-                s.alloc.max_keys == static_cast<uint32_t>(backfill_timestamps)) {
-                s.last_used = ++use_clock;
-                s.limit = limit;  // backfill_nodes may have changed
-                return &s;
-            }
-            victim = &s;
-            break;
-        }
-        if (!s.in_use || (victim->in_use && s.last_used < victim->last_used)) victim = &s;
+    const backfill::Chosen<SessionAllocator> chosen = backfill::choose_entry(allocators, space);
+    SessionAllocator *victim = chosen.entry;
+    if (chosen.held && victim->alloc.per_namespace == per_namespace &&
+        victim->alloc.max_keys == static_cast<uint32_t>(backfill_timestamps)) {
+        backfill::touch(victim, &use_clock);
+        victim->limit = limit;  // backfill_nodes may have changed
+        return victim;
     }
     if (context == nullptr) {
         context = AllocSetContextCreate(TopMemoryContext, "idgen backfill", ALLOCSET_DEFAULT_SIZES);
@@ -100,7 +95,7 @@ static SessionAllocator *allocator_for(SharedState *shared, const LeaseSpace &sp
     victim->counted = 0;
     victim->known_bound = 0;
     victim->in_use = true;
-    victim->last_used = ++use_clock;
+    backfill::touch(victim, &use_clock);
     return victim;
 }
 

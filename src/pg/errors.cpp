@@ -30,8 +30,10 @@ void refuse_null_arguments(FunctionCallInfo fcinfo, const char *what, std::initi
     }
 }
 
-void raise_error(const Status &status) {
-    ereport(ERROR, (errcode(sqlstate_of(status.code)), errmsg("%s", status.message)));
+void raise_error(const Status &status, const char *subject, const char *hint) {
+    ereport(ERROR, (errcode(sqlstate_of(status.code)),
+                    subject != nullptr ? errmsg("%s: %s", subject, status.message) : errmsg("%s", status.message),
+                    hint != nullptr ? errhint("%s", hint) : 0));
     pg_unreachable();
 }
 

@@ -10,11 +10,14 @@
 
 namespace idgen::pg {
 
-[[noreturn]] void raise_error(const Status &status);
+// The core describes the condition and names no SQL function, argument or setting; where the
+// condition is about one, the caller names it as `subject` (the message's prefix), and may add a
+// hint.
+[[noreturn]] void raise_error(const Status &status, const char *subject = nullptr, const char *hint = nullptr);
 
 // raise_error unless the status is ok.
-inline void check(const Status &status) {
-    if (!status.ok()) raise_error(status);
+inline void check(const Status &status, const char *subject = nullptr, const char *hint = nullptr) {
+    if (!status.ok()) raise_error(status, subject, hint);
 }
 
 // For generators that take arguments, where a NULL is a mistake and never means a NULL id:

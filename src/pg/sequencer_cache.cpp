@@ -43,11 +43,7 @@ void refresh_cached_sequencer(Oid schema, const text *name, CachedSequencer *ent
 }
 
 CachedSequencer *cached_sequencer(Oid schema, const text *name) {
-    const int len = VARSIZE_ANY_EXHDR(name);
-    if (len < 1 || len >= NAMEDATALEN) {
-        SequencerDefinition unused;
-        find_sequencer_definition(schema, name, &unused);  // raises 42704 for such names
-    }
+    const int len = sequencer_name_length(name, NameUse::lookup);
     char key[NAMEDATALEN] = {0};
     memcpy(key, VARDATA_ANY(name), len);
 

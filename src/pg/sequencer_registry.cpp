@@ -1,5 +1,6 @@
-// Definition lookup through SPI, slot allocation under slot_lock, and release of the
-// slots of dropped sequencers when their drop commits.
+// Definition lookup through SPI, and the slot_lock around the slot table's logic
+// (src/core/sequencer_slots.hpp): binding a slot, and releasing the slots of dropped sequencers
+// when their drop commits.
 #include "sequencer_registry.hpp"
 
 #include "convert.hpp"
@@ -17,37 +18,37 @@ extern "C" {
 
 namespace idgen::pg {
 
-static void check_name(const text *name) {
+int sequencer_name_length(const text *name, NameUse use) {
     const int len = VARSIZE_ANY_EXHDR(name);
-    if (len < 1 || len >= NAMEDATALEN)
+    if (len >= 1 && len < NAMEDATALEN) return len;
+    if (use == NameUse::create)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a Snowflake sequencer name must be 1 to %d bytes long", NAMEDATALEN - 1)));
+    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                    errmsg("Snowflake sequencer \"%.*s\" does not exist", len > 64 ? 64 : len, VARDATA_ANY(name))));
+    pg_unreachable();
 }
 
 static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes) {
     int node_bits = 0;
-    check(snowflake::node_bits_for(max_nodes, &node_bits));
+    check(snowflake::node_bits_for(max_nodes, &node_bits), "max_nodes");
     return snowflake::Layout{unix_micros_from_timestamptz(epoch) / 1000, node_bits};
 }
 
 int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
                                  int32 backfill_nodes) {
-    check_name(name);
+    sequencer_name_length(name, NameUse::create);
     if (TIMESTAMP_NOT_FINITE(epoch))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a sequencer epoch must be a finite time")));
     const snowflake::Layout layout = layout_of(epoch, max_nodes);
     check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
-    check(snowflake::check_backfill_nodes(layout, backfill_nodes));
+    check(snowflake::check_backfill_nodes(layout, backfill_nodes), "backfill_nodes");
     return layout.max_nodes();
 }
 
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {
-    const int len = VARSIZE_ANY_EXHDR(name);
-    if (len < 1 || len >= NAMEDATALEN)
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-                        errmsg("Snowflake sequencer \"%.*s\" does not exist", len > 64 ? 64 : len,
-                               VARDATA_ANY(name))));
+    const int len = sequencer_name_length(name, NameUse::lookup);
     // backfill_nodes and backfill_owner through to_jsonb: the columns exist from versions 0.4.0
     // and 0.5.0 on, and this library must also serve older schemas until ALTER EXTENSION idgen
     // UPDATE has run.
@@ -91,59 +92,37 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     out->name_hash = hash_bytes_extended(reinterpret_cast<const unsigned char *>(out->name), len, 0);
 }
 
-static bool was_dropped(const SharedState *s, const SequencerKey &key) {
-    const uint32 n = s->dropped_count < kDroppedRemembered ? s->dropped_count : kDroppedRemembered;
-    for (uint32 i = 0; i < n; i++)
-        if (s->dropped[i] == key) return true;
-    return false;
-}
-
-static SequencerSlot *find_slot_locked(SharedState *s, const SequencerKey &key) {
-    for (int i = 0; i < s->slot_count; i++)
-        if (s->slots[i].key == key) return &s->slots[i];
-    return nullptr;
-}
-
 SequencerSlot *find_sequencer_slot(SharedState *s, Oid table, int64 definition_id) {
     LWLockAcquire(s->slot_lock, LW_SHARED);
-    SequencerSlot *slot = find_slot_locked(s, SequencerKey{MyDatabaseId, table, definition_id});
+    SequencerSlot *slot = snowflake::find_slot(s->slots, s->slot_count, SequencerKey{MyDatabaseId, table, definition_id});
     LWLockRelease(s->slot_lock);
     return slot;
 }
 
+// A shared look first (the sequencer usually holds its slot already), then the binding under
+// the exclusive lock, which looks again: another backend may have bound it in between.
 SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &def,
                                    uint64_t *generation) {
     LWLockAcquire(s->slot_lock, LW_SHARED);
-    SequencerSlot *slot = find_slot_locked(s, def.key);
+    SequencerSlot *slot = snowflake::find_slot(s->slots, s->slot_count, def.key);
     if (slot) *generation = atomic_load(&slot->generation);
     LWLockRelease(s->slot_lock);
     if (slot) return slot;
 
     LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
-    slot = find_slot_locked(s, def.key);
-    if (slot == nullptr) {
-        if (was_dropped(s, def.key)) {
-            LWLockRelease(s->slot_lock);
-            ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-                            errmsg("Snowflake sequencer \"%s\" was dropped", def.name)));
-        }
-        for (int i = 0; i < s->slot_count && slot == nullptr; i++)
-            if (s->slots[i].key.database == InvalidOid) slot = &s->slots[i];
-        if (slot == nullptr) {
-            LWLockRelease(s->slot_lock);
-            ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                            errmsg("all %d Snowflake sequencer slots are in use", s->slot_count),
-                            errhint("Raise idgen.max_sequencers (needs a restart) or drop unused sequencers.")));
-        }
-        // A new slot starts above every id handed out before the server started (or recovered,
-        // or adopted a moved database's state) and every id of the sequencers dropped since.
-        slot->layout = def.layout;
-        slot->clock.next_free = 0;
-        raise_to(&slot->clock, snowflake::position_after(def.layout, s->start_floor_us));
-        raise_to(&slot->clock, snowflake::position_after(def.layout, s->released_bound_us));
-        slot->last_unix_ms = 0;
-        slot->key = def.key;
-        atomic_fetch_add(&slot->generation, 1);
+    snowflake::Bound outcome;
+    slot = snowflake::bind_slot(s->slots, s->slot_count, s->dropped, def.key, def.layout, s->start_floor_us,
+                                s->released_bound_us, &outcome);
+    if (outcome == snowflake::Bound::dropped) {
+        LWLockRelease(s->slot_lock);
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                        errmsg("Snowflake sequencer \"%s\" was dropped", def.name)));
+    }
+    if (outcome == snowflake::Bound::full) {
+        LWLockRelease(s->slot_lock);
+        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                        errmsg("all %d Snowflake sequencer slots are in use", s->slot_count),
+                        errhint("Raise idgen.max_sequencers (needs a restart) or drop unused sequencers.")));
     }
     *generation = atomic_load(&slot->generation);
     LWLockRelease(s->slot_lock);
@@ -190,31 +169,18 @@ static void follow_subtransaction(SubXactEvent event, SubTransactionId subxact, 
 // so that no backend binds them again (under slot_lock, exclusive).
 static void retire_pending_locked(SharedState *s) {
     ListCell *lc;
-    foreach (lc, pending_releases) {
-        const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
-        s->dropped[s->dropped_count++ % kDroppedRemembered] = key;
-        if (SequencerSlot *slot = find_slot_locked(s, key)) {
-            // retire() changes the generation before it takes the bound, so a draw in flight in
-            // another backend either lies within the bound or is dropped by that backend's check
-            // after its draw (the argument is in snowflake.cpp).
-            const int64_t bound = snowflake::retire(&slot->clock, &slot->generation, slot->layout);
-            if (bound > s->released_bound_us) s->released_bound_us = bound;
-            slot->key = SequencerKey{InvalidOid, InvalidOid, 0};
-        }
-    }
+    foreach (lc, pending_releases)
+        snowflake::release_slot(s->slots, s->slot_count, &s->dropped,
+                                static_cast<PendingRelease *>(lfirst(lc))->key, &s->released_bound_us);
 }
 
 // The transaction failed after its slots were retired: its sequencers were not dropped after
 // all. Forgetting their keys lets them bind a fresh slot, which starts above released_bound_us
 // and so above every id of the retired one.
 static void forget_pending_locked(SharedState *s) {
-    const uint32 n = s->dropped_count < kDroppedRemembered ? s->dropped_count : kDroppedRemembered;
     ListCell *lc;
-    foreach (lc, pending_releases) {
-        const SequencerKey key = static_cast<PendingRelease *>(lfirst(lc))->key;
-        for (uint32 i = 0; i < n; i++)
-            if (s->dropped[i] == key) s->dropped[i] = SequencerKey{InvalidOid, InvalidOid, 0};
-    }
+    foreach (lc, pending_releases)
+        snowflake::forget_dropped(&s->dropped, static_cast<PendingRelease *>(lfirst(lc))->key);
 }
 
 static bool retired_at_pre_commit = false;

@@ -21,6 +21,13 @@ struct SequencerDefinition {
     int32 backfill_owner;  // the node id of the one server that may run snowflake_at (-1: any)
 };
 
+enum class NameUse { create, lookup };
+
+// The length of a sequencer name, the one place its limit is checked: 1 to NAMEDATALEN - 1 bytes
+// (a name is kept with its terminator in NAMEDATALEN bytes). Outside it: 22023 for a sequencer being created,
+// 42704 at a lookup (no sequencer of that name can exist).
+int sequencer_name_length(const text *name, NameUse use);
+
 // Looks the name up in this database, in the table of the schema `schema` (the extension's,
 // where the calling function lives); ERROR 42704 when there is no such sequencer.
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out);

@@ -265,11 +265,7 @@ void raise_generators(SharedState *s, int64_t floor_unix_us, bool lead) {
     // between with the old floor.
     LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
     if (floor_unix_us > s->start_floor_us) s->start_floor_us = floor_unix_us;
-    for (int i = 0; i < s->slot_count; i++) {
-        SequencerSlot *slot = &s->slots[i];
-        if (slot->key.database != InvalidOid)
-            raise_to(&slot->clock, snowflake::position_after(slot->layout, floor_unix_us));
-    }
+    snowflake::raise_slots(s->slots, s->slot_count, floor_unix_us);
     LWLockRelease(s->slot_lock);
     // After every clock is raised: a backend that reads the new count empties the runs it took
     // before, so that a call that starts after this returns hands out no position below the

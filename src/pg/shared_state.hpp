@@ -36,6 +36,7 @@
 #include "../core/horizon.hpp"
 #include "../core/locality_clock.hpp"
 #include "../core/logical_clock.hpp"
+#include "../core/sequencer_slots.hpp"
 #include "../core/snowflake.hpp"
 #include "backfill_leases.hpp"
 #include "backfill_pool.hpp"
@@ -48,32 +49,12 @@ extern "C" {
 
 namespace idgen::pg {
 
-// Which sequencer: ids of snowflake_definitions rows are unique only within one incarnation
-// of the table (DROP EXTENSION and CREATE EXTENSION start them again), so the table's oid
-// is part of the key.
-struct SequencerKey {
-    Oid database;  // InvalidOid: no sequencer
-    Oid table;
-    int64 definition_id;
-
-    bool operator==(const SequencerKey &o) const {
-        return database == o.database && table == o.table && definition_id == o.definition_id;
-    }
-};
-
-// The cache line PostgreSQL aligns shared memory to (at least): fields that drawers write sit
-// on lines of their own.
-constexpr size_t kCacheLine = 64;
-
-struct SequencerSlot {
-    uint64_t generation;  // atomic; changed (under slot_lock) at every allocation and release
-    SequencerKey key;     // slot_lock; which sequencer holds the slot, database InvalidOid when free
-    snowflake::Layout layout;  // slot_lock; of the sequencer holding the slot
-    alignas(kCacheLine) LogicalClock clock;  // atomic (the draw), set under slot_lock when bound
-    // Atomic store by a drawer when its id's millisecond differs from the last it stored: the
-    // time field of a recent id (statistics).
-    alignas(kCacheLine) uint64_t last_unix_ms;
-};
+// The sequencer slots and the ring of dropped keys, under slot_lock: src/core/sequencer_slots.hpp
+// (a key's database and table are Oids there, 0 where there is no sequencer).
+using snowflake::SequencerKey;
+using snowflake::SequencerSlot;
+static_assert(sizeof(Oid) == sizeof(SequencerKey::database) && InvalidOid == 0,
+              "a sequencer key's database is an Oid, InvalidOid where there is no sequencer");
 
 // How many ids one backend drew from one slot. Only that backend writes the cell (atomic stores,
 // no locked instruction); the view sums a slot's cells with atomic loads. A cell counts for one slot
@@ -82,8 +63,6 @@ struct IssuedCount {
     uint64_t generation;
     uint64_t count;
 };
-
-constexpr int kDroppedRemembered = 256;
 
 // The generators there is one of per server, each a logical clock started above the horizon.
 struct LiveGenerators {
@@ -166,12 +145,9 @@ struct SharedState {
     // The bound of every id of the slots released since the server started (dropped sequencers):
     // a new slot starts above it.
     int64 released_bound_us;
-    // The last kDroppedRemembered sequencers dropped, a ring: a dropped definition may still be
-    // visible to an older snapshot (a REPEATABLE READ transaction), and binding it again would
-    // hold a slot until restart. An older drop is forgotten: if its definition is bound again,
-    // that wastes a slot, never repeats an id (a new slot starts above released_bound_us).
-    uint32 dropped_count;
-    SequencerKey dropped[kDroppedRemembered];
+    // The last sequencers dropped (a REPEATABLE READ transaction may still see their
+    // definitions; see DroppedKeys for what an older drop being forgotten costs).
+    snowflake::DroppedKeys dropped;
     SequencerSlot slots[FLEXIBLE_ARRAY_MEMBER];  // key, layout: slot_lock; clock: atomic
 };
 

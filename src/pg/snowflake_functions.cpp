@@ -194,7 +194,7 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     const Oid table = PG_GETARG_OID(0);
     const int64 definition_id = PG_GETARG_INT64(1);
     int node_bits = 0;
-    check(snowflake::node_bits_for(PG_GETARG_INT32(2), &node_bits));
+    check(snowflake::node_bits_for(PG_GETARG_INT32(2), &node_bits), "max_nodes");
     const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3)};
 
     TupleDesc desc;

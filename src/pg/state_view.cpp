@@ -60,7 +60,7 @@ static int64_t next_unix_us(SharedState *s, Generator g) {
             LWLockAcquire(s->slot_lock, LW_SHARED);
             for (int i = 0; i < s->slot_count; i++) {
                 const SequencerSlot &slot = s->slots[i];
-                if (slot.key.database == InvalidOid) continue;
+                if (slot.key.none()) continue;
                 const int64_t t = snowflake::unix_us_of(slot.layout, atomic_load(&slot.clock.next_free));
                 if (t > furthest) furthest = t;
             }

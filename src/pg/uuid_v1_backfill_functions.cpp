@@ -32,10 +32,7 @@ static Uuid retrospective_v1(FunctionCallInfo fcinfo, const char *what) {
     Uuid u;
     if (given) {
         const uint64_t node = node_from_macaddr(PG_GETARG_MACADDR_P(1));
-        if (uuid_v1::backfill::reserved_node(node))
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("%s: nodes 03:xx:xx:xx:xx:xx are reserved for the automatic nodes", what),
-                            errhint("Give another node, or call the function without one.")));
+        check(uuid_v1::backfill::check_given_node(node), what, "Give another node, or call the function without one.");
         const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_given, InvalidOid, node},
                                              uuid_v1::backfill::kGivenPerNamespace,
                                              uuid_v1::backfill::kGivenNamespaces, us, what);

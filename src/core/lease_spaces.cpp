@@ -1,0 +1,31 @@
+// The arithmetic of a space's durable lease state (lease_spaces.hpp).
+#include "lease_spaces.hpp"
+
+namespace idgen::backfill {
+
+void raise_bound(LeaseState *state, uint64_t offset, uint32_t step) noexcept {
+    const uint64_t raised = (offset / step + 1) * step;  // one step past the offset
+    state->bound = static_cast<uint32_t>(raised > state->bound ? raised : state->bound);
+    state->step = step;
+}
+
+bool raise_state(LeaseState *state, const LeaseState &to) noexcept {
+    if (state->next >= to.next && state->bound >= to.bound && state->step >= to.step) return false;
+    if (to.next > state->next) state->next = to.next;
+    if (to.bound > state->bound) state->bound = to.bound;
+    if (to.step > state->step) state->step = to.step;
+    return true;
+}
+
+bool skip_lost(LeaseTable *table) noexcept {
+    bool any = false;
+    for (LeaseTable::Cell &c : table->cells) {
+        if (c.space.kind == LeaseKind::free) continue;
+        c.state.next++;
+        if (c.state.bound != kBoundUnknown) c.state.bound += c.state.step;
+        any = true;
+    }
+    return any;
+}
+
+}  // namespace idgen::backfill
