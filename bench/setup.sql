@@ -134,7 +134,7 @@ CREATE TABLE bench_key_cases (
     unavailable text);
 CREATE TABLE bench_targets (
     ord serial, description text NOT NULL, case_a text NOT NULL, case_b text NOT NULL,
-    metric text NOT NULL CHECK (metric IN ('net', 'whole', 'scaling', 'tps', 'p99.9', 'update', 'parallel', 'sessions', 'index', 'wal')),
+    metric text NOT NULL CHECK (metric IN ('net', 'whole', 'scaling', 'scaling16', 'at16', 'tps', 'p99.9', 'update', 'parallel', 'sessions', 'index', 'wal')),
     bound text NOT NULL CHECK (bound ~ '^(<=|>=|<|>) *[0-9]+(\.[0-9]+)?$'),
     why_not text);
 
