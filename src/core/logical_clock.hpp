@@ -4,9 +4,9 @@
 // is the same machine in its own unit: the word holds the next free position; a draw first
 // raises it to the wall clock's position if the clock has moved past it, then takes the next
 // free position with an atomic add, unless that runs further ahead of the wall clock than
-// allowed. So positions are unique and strictly increasing across all callers, whatever the
-// wall clock does; no lock is taken. (idgen.ordering = 'session' takes runs of positions with
-// one add: session_run.hpp.)
+// allowed. So positions are unique and strictly increasing in the order they are taken, whatever
+// the wall clock does; no lock is taken. (idgen.ordering = 'session' takes runs of positions with
+// one add and hands them out later: session_run.hpp.)
 #pragma once
 
 #include <cstddef>

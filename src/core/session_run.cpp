@@ -3,9 +3,15 @@
 
 namespace idgen {
 
+void drop_run(PositionRun *run) noexcept {
+    const uint64_t epoch = run->epoch;
+    *run = PositionRun{};
+    run->epoch = epoch;
+}
+
 void drop_if_raised(PositionRun *run, uint64_t epoch) noexcept {
     if (run->epoch == epoch) return;
-    run->next = run->end;
+    drop_run(run);
     run->epoch = epoch;
 }
 
@@ -16,11 +22,13 @@ RunDraw draw_in_run(LogicalClock *clock, PositionRun *run, uint64_t floor, uint6
         if (run->next > limit) return {{Draw::Outcome::ahead, run->next}, false};
         if (run->next / tick >= floor / tick) return {{Draw::Outcome::issued, run->next++}, false};
     }
-    // A run used up earns a longer one; one dropped with positions left, a shorter one. A
-    // session's first run (end 0) is one position.
+    // A run used up within its millisecond earns a longer one, one used up after it the same,
+    // one dropped with positions left a shorter one. A session's first run (end 0) is one
+    // position.
     if (run->end == 0) {
     } else if (run->next == run->end) {
-        run->size = run->size * 2 > kMaxRun ? kMaxRun : run->size * 2;
+        if ((run->end - 1) / tick >= floor / tick)
+            run->size = run->size * 2 > kMaxRun ? kMaxRun : run->size * 2;
     } else {
         run->size = run->size / 2 < 1 ? 1 : run->size / 2;
         run->next = run->end;

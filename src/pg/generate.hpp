@@ -20,12 +20,26 @@
 
 namespace idgen::pg {
 
-// The run a generator draws from in this backend under idgen.ordering (nullptr: 'strict', one
-// atomic add per id), emptied first if the clocks were raised since it was taken. `run` is the
-// backend's own, one per generator clock (per sequencer slot binding for Snowflake).
-inline PositionRun *ordered_run(const SharedState *shared, PositionRun *run) {
-    if (ordering == kOrderingStrict) return nullptr;
+// The run a generator draws from in this backend under idgen.ordering at wall-clock time
+// `now_ns` (nullptr: 'strict', one atomic add per id). `run` is the backend's own, one per
+// generator clock (per sequencer slot binding for Snowflake). It is emptied
+// - under 'strict', so that a later switch back cannot hand out its older positions after the
+//   strict ones (a session's ids never go back);
+// - if the clocks were raised since it was taken (drop_if_raised);
+// - if the wall clock reads earlier than the latest millisecond any session has seen: the clock
+//   stepped back, and the run's millisecond may have ended already (session_run.hpp).
+inline PositionRun *ordered_run(SharedState *shared, PositionRun *run, int64_t now_ns) {
+    if (ordering == kOrderingStrict) {
+        drop_run(run);
+        return nullptr;
+    }
     drop_if_raised(run, atomic_load(&shared->clock_raises));
+    const uint64_t now_ms = now_ns < 0 ? 0 : static_cast<uint64_t>(now_ns / 1000000);
+    const uint64_t latest = atomic_load(&shared->latest_wall_ms);
+    if (now_ms > latest)
+        atomic_raise(&shared->latest_wall_ms, now_ms);
+    else if (now_ms < latest)
+        drop_run(run);
     return run;
 }
 

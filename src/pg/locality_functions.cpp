@@ -47,7 +47,7 @@ static Datum generate(bool sequential) {
     static locality::SessionRun session;
     const locality::Tick t = draw_until_issued(shared, Generator::locality_uuid, "locality_uuid()", [&](int64_t now_ns, Status *error) {
         return locality::next(&live->locality, now_ns / 1000000, max_lead_ms, error,
-                              ordered_run(shared, &session.run) != nullptr ? &session : nullptr);
+                              ordered_run(shared, &session.run, now_ns) != nullptr ? &session : nullptr);
     });
     const locality::Fields fields{
         sequential ? sequential_start(t.unix_ms) + static_cast<uint32_t>(t.sequence)

@@ -129,6 +129,10 @@ struct SharedState {
     // that backends hold in runs; a run taken before a backend read the new value is emptied
     // (drop_if_raised, session_run.hpp). Read by every draw in 'session' order; written rarely.
     uint64_t clock_raises;
+    // Atomic: the latest wall-clock millisecond (Unix) a draw in 'session' order has seen, raised
+    // (atomic_raise) by the first draw of each millisecond. A backend whose clock reads earlier
+    // (the clock stepped back) drops its run instead of using it (ordered_run, generate.hpp).
+    alignas(kCacheLine) uint64_t latest_wall_ms;
 
     // Namespaces of retrospective ids handed out so far and their offset bounds
     // (backfill_leases.hpp), and the namespaces this server may recycle; under lease_lock.

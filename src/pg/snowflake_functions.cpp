@@ -88,7 +88,7 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
         snowflake::Next d = snowflake::next_in_generation(&site->slot->clock, &site->slot->generation,
                                                           site->generation, site->def.layout, node_id,
                                                           now_ns / 1000, max_lead_ms, error,
-                                                          ordered_run(shared, &site->run));
+                                                          ordered_run(shared, &site->run, now_ns));
         if (d.kind == snowflake::Next::Kind::retired) {
             d.kind = snowflake::Next::Kind::wait;  // the slot changed hands during the draw: again
             d.ahead_ms = 0;

@@ -31,7 +31,7 @@ Datum idgen_unique_timestamp(PG_FUNCTION_ARGS) {
     static PositionRun run;
     const unique_ts::Next n = draw_until_issued(shared, Generator::unique_timestamp, "unique_timestamp()", [&](int64_t now_ns, Status *error) {
         return unique_ts::next(&shared->live.unique_ts, layout(), node_id, now_ns, max_lead_ms, error,
-                               ordered_run(shared, &run));
+                               ordered_run(shared, &run, now_ns));
     });
     PG_RETURN_INT64(n.value);
 }

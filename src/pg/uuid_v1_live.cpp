@@ -38,7 +38,7 @@ static Uuid draw_live_v1(const char *what) {
     static PositionRun run;  // one clock for uuid_v1() and uuid_v6(), so one run
     const uuid_v1::Next n = draw_until_issued(shared, Generator::uuid_v1, what, [&](int64_t now_ns, Status *error) {
         return uuid_v1::next(&live->uuid_v1, now_ns, max_lead_ms, live->uuid_clock_seq, live->uuid_node, error,
-                             ordered_run(shared, &run));
+                             ordered_run(shared, &run, now_ns));
     });
     return n.uuid;
 }

@@ -30,7 +30,7 @@ Datum idgen_uuid_v7(PG_FUNCTION_ARGS) {
     static PositionRun run;
     const uuid_v7::Next n = draw_until_issued(shared, Generator::uuid_v7, "uuid_v7()", [&](int64_t now_ns, Status *error) {
         return uuid_v7::next(&shared->live.uuid_v7, now_ns, max_lead_ms, node_id, random, error,
-                             ordered_run(shared, &run));
+                             ordered_run(shared, &run, now_ns));
     });
     PG_RETURN_UUID_P(datum_from_uuid(n.uuid));
 }

@@ -4,7 +4,8 @@
 # its call began (t0) and ended (t1), a sort key (the id, or the 60-bit time of version 1, or
 # the millisecond of locality UUIDs, which are not ordered within one) and the end of its
 # millisecond.
-#  - 'session' (the default): every session's ids strictly increase, and no id sorts below an id
+#  - 'session' (the default): no id twice; every session's ids strictly increase (locality UUIDs
+#    do not sort within a millisecond: not for them); no id sorts below an id
 #    whose millisecond ended before its call began (ordered across sessions to the millisecond);
 #  - 'strict' (after a reload): no id sorts below an id whose call ended before its call began.
 # Both checks can fail: a run used after its millisecond passed breaks the first (mutation
@@ -41,11 +42,11 @@ sub load {
     my ($g, $mode) = @_;
     my ($call, $key, $tick_end, $type) = @{ $generators{$g} };
     my $t = "ids_${g}_$mode";
-    $node->safe_psql('postgres', "CREATE TABLE $t (pid int, n bigint, t0 timestamptz, t1 timestamptz, k $type, tick_end timestamptz)");
+    $node->safe_psql('postgres', "CREATE TABLE $t (pid int, n bigint, t0 timestamptz, t1 timestamptz, k $type, tick_end timestamptz, v text)");
     $node->pgbench('--no-vacuum --client=8 --jobs=2 --transactions=150', 0,
         [qr{processed: 1200/1200}], [qr{^$}], "$g, $mode: 8 clients in bursts",
         { "burst_${g}_$mode" => "\\set n random(1, 100)\n\\set pause random(1, 3)\n"
-            . "INSERT INTO $t SELECT pg_backend_pid(), nextval('call_order'), t0, clock_timestamp(), $key, $tick_end "
+            . "INSERT INTO $t SELECT pg_backend_pid(), nextval('call_order'), t0, clock_timestamp(), $key, $tick_end, v "
             . "FROM (SELECT clock_timestamp() AS t0, $call AS v FROM generate_series(1, :n) OFFSET 0) s;\n"
             . "\\sleep :pause ms\n" });
     return $t;
@@ -66,8 +67,10 @@ sub sorted_below_ended {
 
 for my $g (sort keys %generators) {
     my $t = load($g, 'session');
-    my ($count, $distinct) = split /\|/, $node->safe_psql('postgres', "SELECT count(*), count(DISTINCT k) FROM $t");
+    my ($count, $distinct, $distinct_ids) = split /\|/,
+        $node->safe_psql('postgres', "SELECT count(*), count(DISTINCT k), count(DISTINCT v) FROM $t");
     ok($count > 10000, "$g, session: $count ids");
+    is($distinct_ids, $count, "$g, session: no id twice");
     if ($generators{$g}[4]) {
         is($distinct, $count, "$g, session: all distinct");
         is($node->safe_psql('postgres', qq{

@@ -107,12 +107,19 @@ TEST(SessionRun, SizeDoublesWhenUsedUpAndHalvesWhenDropped) {
     for (int i = 0; i < 200; i++) draw_at(&clock, &run, floor);
     EXPECT_EQ(run.size, kMaxRun);
     EXPECT_EQ(run.end - run.start, kMaxRun);
-    // A session that draws once per millisecond drops what is left each time: back to one.
+    // A session that draws once per millisecond drops what is left each time: back to one, and
+    // there it stays (a run of one used up after its millisecond does not grow).
     for (int i = 0; i < 10; i++) {
         floor += kTick;
         draw_at(&clock, &run, floor);
     }
     EXPECT_EQ(run.size, 1u);
+    for (int i = 0; i < 10; i++) {
+        floor += kTick;
+        draw_at(&clock, &run, floor);
+        EXPECT_EQ(run.size, 1u);
+        EXPECT_EQ(run.end - run.start, 1u) << "a session drawing once per millisecond took positions it does not use";
+    }
 }
 
 TEST(SessionRun, RunsStayWithinTheLimitAndTheLastPosition) {
@@ -148,11 +155,10 @@ TEST(SessionRun, RunsStayWithinTheLimitAndTheLastPosition) {
 TEST(SessionRun, ARaisedClockEmptiesRunsOfAnOlderEpoch) {
     LogicalClock clock{0};
     PositionRun run;
-    run.size = kMaxRun;
     uint64_t epoch = 7;
     drop_if_raised(&run, epoch);
-    draw_at(&clock, &run, 0);
-    draw_at(&clock, &run, 0);  // a run of kMaxRun positions from 1
+    run.size = kMaxRun;
+    draw_at(&clock, &run, 0);  // a session's first run: kMaxRun positions from 0 (the size was set)
     ASSERT_LT(run.next, run.end);
     raise_to(&clock, 50000);
     epoch++;
