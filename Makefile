@@ -29,7 +29,7 @@ REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/idgen-test.c
 # TAP tests with PostgreSQL::Test::Cluster; helpers in test/lib.
 PROVE_TESTS = $(sort $(wildcard test/tap/*.pl))
 
-EXTRA_CLEAN = tmp_check_regress results regression.diffs regression.out test/unit/run_unit_tests \
+EXTRA_CLEAN = tmp_check_regress results regression.diffs regression.out test/unit/run_unit_tests bench/clock_threads \
 	test/unit/run_unit_tests_sanitized \
 	$(OBJS:.o=.d)
 
@@ -69,7 +69,15 @@ SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omi
 test/unit/run_unit_tests_sanitized: $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS) $(wildcard test/unit/*.hpp)
 	$(UNIT_CXX) $(UNIT_CXXFLAGS) $(SANITIZE_FLAGS) -Isrc/core -o $@ $(CORE_SRCS) $(UNIT_SRCS) -lgtest -lgtest_main -pthread
 
-.PHONY: unit unit-sanitized tap
+# The shared clock word's contention without PostgreSQL, per thread count and ordering (a
+# measurement, not a test: README, Benchmark).
+bench/clock_threads: bench/clock_threads.cpp $(CORE_SRCS) $(wildcard src/core/*.hpp)
+	$(UNIT_CXX) -std=c++17 -O2 -Wall -Wextra -pthread -Isrc/core -o $@ bench/clock_threads.cpp $(CORE_SRCS)
+
+.PHONY: unit unit-sanitized tap bench-clock
+bench-clock: bench/clock_threads
+	bench/clock_threads
+
 unit: test/unit/run_unit_tests
 	test/unit/run_unit_tests $(GTEST_FLAGS)
 

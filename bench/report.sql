@@ -12,8 +12,8 @@
 CREATE FUNCTION bench_fmt(x float8) RETURNS text IMMUTABLE LANGUAGE sql AS $$
     SELECT CASE WHEN x IS NULL THEN NULL
                 WHEN abs(x) >= 100 THEN to_char(x, 'FM999,999,999,990')
-                WHEN abs(x) >= 10 THEN to_char(x, 'FM990.0')
-                WHEN abs(x) >= 1 THEN to_char(x, 'FM0.00')
+                WHEN abs(x) >= 10 THEN to_char(x, 'FM9990.0')
+                WHEN abs(x) >= 1 THEN to_char(x, 'FM90.00')
                 ELSE to_char(x, 'FM0.000') END
 $$;
 CREATE FUNCTION bench_ratio(x float8) RETURNS text IMMUTABLE LANGUAGE sql AS $$

@@ -3,6 +3,12 @@
 
 namespace idgen {
 
+// The first position of the tick after `position`'s; UINT64_MAX if that is past the word.
+static uint64_t end_of_tick(uint64_t position, uint64_t tick) noexcept {
+    const uint64_t start = position - position % tick;
+    return start > UINT64_MAX - tick ? UINT64_MAX : start + tick;
+}
+
 void drop_run(PositionRun *run) noexcept {
     const uint64_t epoch = run->epoch;
     *run = PositionRun{};
@@ -20,7 +26,9 @@ RunDraw draw_in_run(LogicalClock *clock, PositionRun *run, uint64_t floor, uint6
     if (run->next < run->end) {
         // Past the limit (the wall clock went back): so is everything a new run would take.
         if (run->next > limit) return {{Draw::Outcome::ahead, run->next}, false};
-        if (run->next / tick >= floor / tick) return {{Draw::Outcome::issued, run->next++}, false};
+        // next's tick is not before floor's exactly when floor lies before the end of next's tick.
+        if (run->next >= run->tick_end) run->tick_end = end_of_tick(run->next, tick);  // a later tick
+        if (floor < run->tick_end) return {{Draw::Outcome::issued, run->next++}, false};
     }
     // A run used up within its millisecond earns a longer one, one used up after it the same,
     // one dropped with positions left a shorter one. A session's first run (end 0) is one
@@ -44,6 +52,7 @@ RunDraw draw_in_run(LogicalClock *clock, PositionRun *run, uint64_t floor, uint6
     run->start = d.position;
     run->next = d.position + 1;
     run->end = last + 1;
+    run->tick_end = end_of_tick(d.position, tick);
     return {d, true};
 }
 
