@@ -18,7 +18,7 @@ OBJS = $(CORE_SRCS:.cpp=.o) $(PG_SRCS:.cpp=.o)
 PG_CXXFLAGS = -std=c++17 -fno-exceptions -fno-rtti -Wno-register -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 # Header dependencies: an object is rebuilt when a header it includes changes.
 PG_CXXFLAGS += -MMD -MP
-SHLIB_LINK += -lstdc++
+SHLIB_LINK += -lstdc++ -lcurl
 # The version in the magic block (PostgreSQL 18: pg_get_loaded_modules(); src/pg/pg_compat.hpp).
 PG_CPPFLAGS += -DIDGEN_VERSION='"$(EXTVERSION)"'
 

@@ -13,6 +13,7 @@
 #include "../core/session_run.hpp"
 #include "../core/status.hpp"
 #include "carried_state.hpp"
+#include "cluster_shared.hpp"
 #include "errors.hpp"
 #include "settings.hpp"
 #include "shared_state.hpp"
@@ -43,8 +44,36 @@ inline PositionRun *ordered_run(SharedState *shared, PositionRun *run, int64_t n
     return run;
 }
 
+// The node id a generator's ids carry: idgen.node_id, or in cluster mode one the registry
+// worker holds (the server's own, or a sequencer's `claim`), read with the word it came from.
+struct NodeSource {
+    ClusterShared *cluster = nullptr;  // nullptr: idgen.node_id
+    Claim *claim = nullptr;            // nullptr: the server's node id
+    ClaimWord seen{};
+    int32_t node = -1;
+
+    void read(const char *what) {
+        if (cluster == nullptr) node = node_id;
+        else if (claim == nullptr) node = cluster_server_node(cluster, what, &seen);
+        else node = cluster_claim_node(cluster, claim, what, &seen);
+    }
+    const uint64_t *word() const { return claim ? &claim->word : &cluster->server_word; }
+};
+
+// The server's node id for `what` (idgen.node_id, or the registry's in cluster mode).
+inline NodeSource server_node(const char *what) {
+    NodeSource n;
+    n.cluster = cluster_shared();
+    n.read(what);
+    return n;
+}
+
+// Draws until an id is issued. With `node` (generators whose ids carry a node id), in cluster
+// mode the id is handed out only within the lease's deadline and under the registry horizon,
+// and only if the node id did not change meanwhile (otherwise node->read and draw again): see
+// cluster_shared.hpp.
 template <typename DrawFn>
-auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawFn draw) {
+auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawFn draw, NodeSource *node = nullptr) {
     using Result = decltype(draw(int64_t{0}, static_cast<Status *>(nullptr)));
     static_assert(std::is_same_v<Result, Drawn<typename Result::FieldsType>>,
                   "a generator's draw returns the core's Drawn (logical_clock.hpp)");
@@ -57,7 +86,11 @@ auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawF
         if (n.kind == Kind::issued) {
             ensure_horizon(shared, n.end_unix_us, now_ns / 1000, what);
             ensure_carried_horizon(shared, n.end_unix_us, what);
-            return n;
+            if (node == nullptr || node->cluster == nullptr ||
+                cluster_admit(node->cluster, node->word(), node->seen, n.end_unix_us, what))
+                return n;
+            node->read(what);
+            continue;
         }
         if (n.kind == Kind::failed) raise_error(error);
         if (wait.started_monotonic_us < 0) count_wait(shared, g);

@@ -1,6 +1,7 @@
 // The module's entry points: the magic block PostgreSQL checks when it loads idgen.so, and
 // _PG_init, which defines the settings and, when idgen is preloaded, its shared memory and its
 // WAL resource manager.
+#include "cluster_shared.hpp"
 #include "postgres_api.hpp"
 #include "sequencer_cache.hpp"
 #include "sequencer_registry.hpp"
@@ -20,6 +21,7 @@ void _PG_init(void) {
     if (process_shared_preload_libraries_in_progress) {
         idgen::pg::install_shared_state_hooks();
         idgen::pg::register_state_rmgr();
+        if (idgen::pg::registry_configured()) idgen::pg::register_cluster_worker();
     }
 }
 }

@@ -38,6 +38,7 @@ void refresh_cached_sequencer(Oid schema, const text *name, CachedSequencer *ent
     find_sequencer_definition(schema, name, &entry->def);
     entry->slot = nullptr;
     entry->generation = 0;
+    entry->claim = nullptr;
     entry->version = version;
     cached_table = entry->def.key.table;
 }
@@ -67,6 +68,7 @@ CachedSequencer *cached_sequencer(Oid schema, const text *name) {
     entry->def = def;
     entry->slot = nullptr;
     entry->generation = 0;
+    entry->claim = nullptr;
     entry->version = version;
     cached_table = def.key.table;
     return entry;

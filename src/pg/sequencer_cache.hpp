@@ -7,6 +7,7 @@
 #pragma once
 
 #include "../core/session_run.hpp"
+#include "cluster_shared.hpp"
 #include "sequencer_registry.hpp"
 
 namespace idgen::pg {
@@ -22,6 +23,7 @@ struct CachedSequencer {
     // bound to, in the generation it is bound to.
     PositionRun run;
     int64_t stored_unix_ms;  // the last value this backend stored into the slot's last_unix_ms
+    Claim *claim;            // cluster mode: the sequencer's claim (cluster_shared.hpp), nullptr until used
 };
 
 // Changes whenever cached definitions may have become stale.

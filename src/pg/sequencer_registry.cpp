@@ -3,6 +3,7 @@
 // when their drop commits.
 #include "sequencer_registry.hpp"
 
+#include "cluster_shared.hpp"
 #include "convert.hpp"
 #include "errors.hpp"
 #include "wall_clock.hpp"
@@ -138,13 +139,16 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
 struct PendingRelease {
     SequencerKey key;
     SubTransactionId subxact;
+    char name[NAMEDATALEN];  // destroyed cluster-wide at commit in cluster mode ('' if not given)
 };
 static List *pending_releases = NIL;
 
-void release_sequencer_at_commit(Oid table, int64 definition_id) {
+void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name) {
     MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
-    PendingRelease *release = static_cast<PendingRelease *>(palloc(sizeof(PendingRelease)));
-    *release = PendingRelease{SequencerKey{MyDatabaseId, table, definition_id}, GetCurrentSubTransactionId()};
+    PendingRelease *release = static_cast<PendingRelease *>(palloc0(sizeof(PendingRelease)));
+    release->key = SequencerKey{MyDatabaseId, table, definition_id};
+    release->subxact = GetCurrentSubTransactionId();
+    if (name != nullptr) strlcpy(release->name, name, sizeof release->name);
     pending_releases = lappend(pending_releases, release);
     MemoryContextSwitchTo(old);
 }
@@ -217,6 +221,14 @@ static void release_pending(XactEvent event, void *) {
         LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
         forget_pending_locked(s);
         LWLockRelease(s->slot_lock);
+    }
+    // Committed: destroyed cluster-wide (cluster mode; the registry worker does it, no waiting).
+    if (event == XACT_EVENT_COMMIT) {
+        ListCell *lc;
+        foreach (lc, pending_releases) {
+            const PendingRelease *release = static_cast<PendingRelease *>(lfirst(lc));
+            if (release->name[0] != '\0') cluster_destroy_at_commit(release->name);
+        }
     }
     if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE ||
         event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) {

@@ -49,7 +49,7 @@ SequencerSlot *find_sequencer_slot(SharedState *state, Oid table, int64 definiti
 // Frees the slot of a definition of this database's table `table` when the current
 // (sub)transaction's changes commit at top level; nothing happens if the subtransaction
 // aborts. A transaction that queued a release cannot be prepared (PREPARE raises 0A000).
-void release_sequencer_at_commit(Oid table, int64 definition_id);
+void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name);
 
 // Registers the (sub)transaction callbacks behind release_sequencer_at_commit; from _PG_init.
 void register_sequencer_callbacks();

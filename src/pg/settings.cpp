@@ -3,6 +3,7 @@
 #include "settings.hpp"
 
 #include <cstdint>
+#include <cctype>
 #include <cstring>
 
 #include "../core/mac_address.hpp"
@@ -26,6 +27,26 @@ int unique_timestamp_digits = 2;
 int backfill_timestamps = 65536;
 int failover_margin_ms = 10000;
 int ordering = kOrderingSession;
+char *registry = nullptr;
+char *registry_cluster = nullptr;
+int registry_lease_s = 10;
+int registry_margin_ms = 1000;
+static bool preloaded = false;
+
+bool registry_configured() {
+    return preloaded && registry != nullptr && registry[0] != '\0';
+}
+
+static bool check_registry_cluster(char **value, void **, GucSource) {
+    for (const char *c = *value; *c; c++)
+        if (!isalnum(static_cast<unsigned char>(*c)) && *c != '_' && *c != '-' && *c != '.') {
+            GUC_check_errdetail("idgen.registry_cluster may hold letters, digits, '_', '-' and '.' only.");
+            return false;
+        }
+    if (**value != '\0') return true;
+    GUC_check_errdetail("idgen.registry_cluster must not be empty.");
+    return false;
+}
 
 static const struct config_enum_entry locality_modes[] = {
     {"variable", kLocalityVariable, false},
@@ -124,7 +145,42 @@ void define_settings(bool preloading) {
         "replication.",
         &failover_margin_ms, 10000, 0, 24 * 3600 * 1000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
         nullptr);
+    if (preloading) {
+        DefineCustomStringVariable(
+            "idgen.registry", "etcd client URLs (comma separated) to lease node ids from, instead of idgen.node_id.",
+            "Cluster mode: a background worker claims this server's node ids in etcd under a lease and "
+            "keeps it alive; generators that carry a node id refuse (55000) while the lease is not "
+            "held. Empty (the default): idgen.node_id as before.",
+            &registry, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+        DefineCustomStringVariable(
+            "idgen.registry_cluster", "The name of this idgen cluster in etcd: the prefix of every key.",
+            "Servers with the same name share node ids and Snowflake sequencers.",
+            &registry_cluster, "idgen", PGC_POSTMASTER, 0, check_registry_cluster,
+            nullptr, nullptr);
+        DefineCustomIntVariable(
+            "idgen.registry_lease", "The time to live of this server's lease in etcd.",
+            "A server that cannot renew it stops issuing ids under its node ids before etcd can give "
+            "them to another server; keep-alives go out every third of it.",
+            &registry_lease_s, 10, 2, 3600, PGC_POSTMASTER, GUC_UNIT_S, nullptr,
+            nullptr, nullptr);
+        DefineCustomIntVariable(
+            "idgen.registry_margin", "How long before the lease could expire in etcd this server stops issuing ids.",
+            "Taken off the lease's deadline, which is measured on this server's monotonic clock from "
+            "when the keep-alive was sent, less 0.2% for clock rate drift. Must be less than half of "
+            "idgen.registry_lease.",
+            &registry_margin_ms, 1000, 0, 3600 * 1000, PGC_POSTMASTER, GUC_UNIT_MS,
+            nullptr, nullptr, nullptr);
+    }
     MarkGUCPrefixReserved("idgen");
+    preloaded = preloading;
+    if (registry_configured() && node_id >= 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("idgen.node_id and idgen.registry cannot both be set"),
+                        errhint("In cluster mode the node ids come from etcd: remove idgen.node_id.")));
+    if (registry_configured() && int64_t{registry_margin_ms} * 2 >= int64_t{registry_lease_s} * 1000)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("idgen.registry_margin (%d ms) must be less than half of idgen.registry_lease (%d s)",
+                               registry_margin_ms, registry_lease_s)));
 }
 
 }  // namespace idgen::pg

@@ -16,6 +16,14 @@ extern int unique_timestamp_digits;  // idgen.unique_timestamp_digits: 2 or 3 ho
 extern int backfill_timestamps;      // idgen.backfill_timestamps: timestamps a session remembers per id space
 extern int failover_margin_ms;       // idgen.failover_margin: added above replayed state at promotion
 extern int ordering;                 // idgen.ordering: Ordering, of every live generator
+// Cluster mode (cluster_shared.hpp): node ids leased from etcd instead of idgen.node_id.
+extern char *registry;               // idgen.registry: etcd client URLs, '' for none
+extern char *registry_cluster;       // idgen.registry_cluster: the prefix of every key
+extern int registry_lease_s;         // idgen.registry_lease: the lease's ttl
+extern int registry_margin_ms;       // idgen.registry_margin: taken off the lease's deadline
+
+// Whether cluster mode is on (idgen.registry set, and preloaded).
+bool registry_configured();
 
 enum LocalityMode { kLocalityVariable = 0, kLocalitySequential = 1 };
 // strict: one atomic add per id; session: runs of positions (src/core/session_run.hpp).

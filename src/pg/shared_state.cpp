@@ -12,6 +12,7 @@
 #include "../core/uuid_v1_clock.hpp"
 #include "../core/uuid_v7_clock.hpp"
 #include "carried_state.hpp"
+#include "cluster_shared.hpp"
 #include "durable_record.hpp"
 #include "host_identity.hpp"
 #include "settings.hpp"
@@ -78,7 +79,8 @@ uint64_t issued_total(SharedState *s, const SequencerSlot *slot) {
 static void request_shared_state() {
     if (prev_shmem_request_hook) prev_shmem_request_hook();
     RequestAddinShmemSpace(shared_state_size());
-    RequestNamedLWLockTranche(kTrancheName, 4);
+    RequestAddinShmemSpace(cluster_shared_size());
+    RequestNamedLWLockTranche(kTrancheName, 5);
 }
 
 // Resolves the live generators' identities from the settings.
@@ -138,6 +140,7 @@ static void start_shared_state() {
         // what was issued before a restart. Redo (crash recovery, a standby) raises it further.
         raise_generators(state, state->horizon_written_us, false);
     }
+    start_cluster_shared(&GetNamedLWLockTranche(kTrancheName)[4].lock);
     LWLockRelease(AddinShmemInitLock);
 }
 

@@ -1,7 +1,9 @@
 // SQL functions of Snowflake sequencers: snowflake_next, snowflake_at, the decoders
 // (snowflake_timestamp, snowflake_node, snowflake_counter, snowflake_min_id), and the internal
 // helpers behind snowflake_create, snowflake_drop and the snowflake_sequencers view.
+#include "../core/registry_lease.hpp"
 #include "../core/snowflake.hpp"
+#include "cluster_shared.hpp"
 #include "backfill_sessions.hpp"
 #include "convert.hpp"
 #include "errors.hpp"
@@ -30,6 +32,9 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_min_id);
 PG_FUNCTION_INFO_V1(idgen_snowflake_check_definition);
 PG_FUNCTION_INFO_V1(idgen_snowflake_release);
 PG_FUNCTION_INFO_V1(idgen_snowflake_state);
+PG_FUNCTION_INFO_V1(idgen_snowflake_attach);
+PG_FUNCTION_INFO_V1(idgen_snowflake_detach);
+PG_FUNCTION_INFO_V1(idgen_snowflake_cluster_state);
 }
 
 // What one call site (one function expression in one query) remembers between calls, so
@@ -66,10 +71,34 @@ static bool still_bound(const CachedSequencer *e) {
     return e->slot != nullptr && atomic_load(&e->slot->generation) == e->generation;
 }
 
-Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
-    SharedState *shared = require_shared_state("snowflake_next()");
-    const text *name = PG_GETARG_TEXT_PP(0);
-    CachedSequencer *site = sequencer_of(fcinfo, name);
+// A definition as the cluster registry compares it (cluster mode): canonical JSON, keys sorted.
+static void definition_text(int64_t epoch_unix_ms, int32 max_nodes, int32 backfill_nodes, char *out) {
+    snprintf(out, kDefinitionText, "{\"backfill_nodes\":%d,\"epoch_ms\":%lld,\"max_nodes\":%d}", backfill_nodes,
+             static_cast<long long>(epoch_unix_ms), max_nodes);
+}
+
+// The sequencer's claim in cluster mode, registered and attached on first use.
+static Claim *claim_of(ClusterShared *cluster, CachedSequencer *site) {
+    if (site->claim == nullptr) {
+        char definition[kDefinitionText];
+        definition_text(site->def.layout.epoch_unix_ms, site->def.max_nodes, site->def.layout.backfill_nodes,
+                        definition);
+        site->claim = cluster_claim(cluster, site->def.name, definition,
+                                    site->def.max_nodes - site->def.layout.backfill_nodes);
+    }
+    return site->claim;
+}
+
+// The node id snowflake_next draws with: the sequencer's claim in cluster mode, idgen.node_id
+// otherwise.
+static NodeSource sequencer_node(CachedSequencer *site) {
+    NodeSource n;
+    n.cluster = cluster_shared();
+    if (n.cluster != nullptr) {
+        n.claim = claim_of(n.cluster, site);
+        n.read("snowflake_next()");
+        return n;
+    }
     if (!snowflake::node_fits(site->def.layout, node_id))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("Snowflake sequencer \"%s\" is detached on this server", site->def.name),
@@ -77,6 +106,15 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
                                   site->def.max_nodes - site->def.layout.backfill_nodes - 1),
                         errhint("Set idgen.node_id in postgresql.conf to this server's unique node id "
                                 "and restart.")));
+    n.node = node_id;
+    return n;
+}
+
+Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
+    SharedState *shared = require_shared_state("snowflake_next()");
+    const text *name = PG_GETARG_TEXT_PP(0);
+    CachedSequencer *site = sequencer_of(fcinfo, name);
+    NodeSource node = sequencer_node(site);
     const snowflake::Next n = draw_until_issued(shared, Generator::snowflake_next, "snowflake_next()", [&](int64_t now_ns, Status *error) {
         if (!still_bound(site)) {
             if (site->slot != nullptr)  // released: dropped, or dropped and created again?
@@ -86,7 +124,7 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
             site->stored_unix_ms = -1;
         }
         snowflake::Next d = snowflake::next_in_generation(&site->slot->clock, &site->slot->generation,
-                                                          site->generation, site->def.layout, node_id,
+                                                          site->generation, site->def.layout, node.node,
                                                           now_ns / 1000, max_lead_ms, error,
                                                           ordered_run(shared, &site->run, now_ns));
         if (d.kind == snowflake::Next::Kind::retired) {
@@ -94,7 +132,7 @@ Datum idgen_snowflake_next(PG_FUNCTION_ARGS) {
             d.ahead_ms = 0;
         }
         return d;
-    });
+    }, &node);
     count_issued(shared, site->slot, site->generation);
     // Once per millisecond per backend, not per id: the line is shared by all drawers.
     if (n.unix_ms != site->stored_unix_ms) {
@@ -177,13 +215,24 @@ static int32 backfill_nodes_arg(FunctionCallInfo fcinfo, int arg) {
     return PG_NARGS() > arg ? PG_GETARG_INT32(arg) : 0;
 }
 
+// In cluster mode the definition is also registered cluster-wide (42710 on a conflict).
 Datum idgen_snowflake_check_definition(PG_FUNCTION_ARGS) {
-    PG_RETURN_INT32(check_sequencer_definition(PG_GETARG_TEXT_PP(0), PG_GETARG_TIMESTAMPTZ(1),
-                                               PG_GETARG_INT32(2), backfill_nodes_arg(fcinfo, 3)));
+    const int32 backfill_nodes = backfill_nodes_arg(fcinfo, 3);
+    const int32 nodes = check_sequencer_definition(PG_GETARG_TEXT_PP(0), PG_GETARG_TIMESTAMPTZ(1),
+                                                   PG_GETARG_INT32(2), backfill_nodes);
+    if (ClusterShared *cluster = cluster_shared()) {
+        char definition[kDefinitionText];
+        definition_text(unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1)) / 1000, nodes, backfill_nodes, definition);
+        cluster_register(cluster, text_to_cstring(PG_GETARG_TEXT_PP(0)), definition, nodes - backfill_nodes);
+    }
+    PG_RETURN_INT32(nodes);
 }
 
+// (definitions, definition id[, name]): the name (from 0.6.0 on) is destroyed cluster-wide at
+// commit in cluster mode.
 Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
-    release_sequencer_at_commit(PG_GETARG_OID(0), PG_GETARG_INT64(1));
+    release_sequencer_at_commit(PG_GETARG_OID(0), PG_GETARG_INT64(1),
+                                PG_NARGS() > 2 ? text_to_cstring(PG_GETARG_TEXT_PP(2)) : nullptr);
     invalidate_sequencer_caches(PG_GETARG_OID(0));
     PG_RETURN_VOID();
 }
@@ -217,5 +266,53 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     const uint64_t last_ms = slot ? atomic_load(&slot->last_unix_ms) : 0;
     values[5] = TimestampTzGetDatum(timestamptz_from_unix_micros(static_cast<int64>(last_ms) * 1000));
     nulls[5] = issued == 0;
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
+
+static ClusterShared *require_cluster(const char *what) {
+    ClusterShared *cluster = cluster_shared();
+    if (cluster == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("%s needs cluster mode", what),
+                        errdetail("Without idgen.registry a server's node id is idgen.node_id, fixed at start."),
+                        errhint("Set idgen.registry to the etcd endpoints (and remove idgen.node_id), then restart.")));
+    return cluster;
+}
+
+// (name) -> integer: the node id this server holds for the sequencer after claiming one.
+Datum idgen_snowflake_attach(PG_FUNCTION_ARGS) {
+    ClusterShared *cluster = require_cluster("snowflake_attach()");
+    CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
+    char definition[kDefinitionText];
+    definition_text(site->def.layout.epoch_unix_ms, site->def.max_nodes, site->def.layout.backfill_nodes, definition);
+    site->claim = nullptr;
+    PG_RETURN_INT32(cluster_attach(cluster, site->def.name, definition,
+                                   site->def.max_nodes - site->def.layout.backfill_nodes));
+}
+
+// (name) -> void: gives this server's node id of the sequencer back; it stays detached here
+// until snowflake_attach.
+Datum idgen_snowflake_detach(PG_FUNCTION_ARGS) {
+    ClusterShared *cluster = require_cluster("snowflake_detach()");
+    const CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
+    cluster_detach(cluster, site->def.name);
+    PG_RETURN_VOID();
+}
+
+// (name) -> (node_id, state), no row without cluster mode: the sequencer's claim on this server.
+Datum idgen_snowflake_cluster_state(PG_FUNCTION_ARGS) {
+    ClusterShared *cluster = cluster_shared();
+    if (cluster == nullptr) PG_RETURN_NULL();
+    bool found = false;
+    const ClaimWord w = cluster_claim_word(cluster, text_to_cstring(PG_GETARG_TEXT_PP(0)), &found);
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        elog(ERROR, "idgen: _snowflake_cluster_state must return a record");
+    desc = BlessTupleDesc(desc);
+    const bool attached = found && w.state() == ClaimState::attached &&
+                          registry::within_deadline(static_cast<int64_t>(atomic_load(&cluster->deadline_ns)), boottime_ns());
+    const char *state = attached ? "attached" : found && w.state() == ClaimState::destroyed ? "destroyed" : "detached";
+    Datum values[2] = {Int32GetDatum(attached ? w.node() : 0), CStringGetTextDatum(state)};
+    bool nulls[2] = {!attached, false};
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

@@ -21,18 +21,19 @@ static unique_ts::Layout layout() {
 
 Datum idgen_unique_timestamp(PG_FUNCTION_ARGS) {
     SharedState *shared = require_shared_state("unique_timestamp()");
-    const Status fits = unique_ts::check_host(layout(), node_id);
+    NodeSource node = server_node("unique_timestamp()");
+    const Status fits = unique_ts::check_host(layout(), node.node);
     if (!fits.ok())
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("unique_timestamp(): idgen.node_id %d does not fit in idgen.unique_timestamp_digits = %d digits",
-                               node_id, unique_timestamp_digits),
+                        errmsg("unique_timestamp(): node id %d does not fit in idgen.unique_timestamp_digits = %d digits",
+                               node.node, unique_timestamp_digits),
                         errhint("Set idgen.node_id to 0..%d, or idgen.unique_timestamp_digits to 3 for up to "
                                 "1,000 servers, and restart.", unique_ts::max_host(layout()))));
     static PositionRun run;
     const unique_ts::Next n = draw_until_issued(shared, Generator::unique_timestamp, "unique_timestamp()", [&](int64_t now_ns, Status *error) {
-        return unique_ts::next(&shared->live.unique_ts, layout(), node_id, now_ns, max_lead_ms, error,
+        return unique_ts::next(&shared->live.unique_ts, layout(), node.node, now_ns, max_lead_ms, error,
                                ordered_run(shared, &run, now_ns));
-    });
+    }, &node);
     PG_RETURN_INT64(n.value);
 }
 

@@ -22,16 +22,17 @@ PG_FUNCTION_INFO_V1(idgen_uuid_v7_timestamp);
 PG_FUNCTION_INFO_V1(idgen_uuid_v7_min);
 }
 
-// Without idgen.node_id the node bits are random as well: unique across servers by chance then,
-// as any version-7 UUID, instead of by construction.
+// Without a node id (idgen.node_id or the registry's) the node bits are random as well: unique
+// across servers by chance then, as any version-7 UUID, instead of by construction.
 Datum idgen_uuid_v7(PG_FUNCTION_ARGS) {
     SharedState *shared = require_shared_state("uuid_v7()");
     const uint64_t random = random_u64();
     static PositionRun run;
+    NodeSource node = server_node("uuid_v7()");
     const uuid_v7::Next n = draw_until_issued(shared, Generator::uuid_v7, "uuid_v7()", [&](int64_t now_ns, Status *error) {
-        return uuid_v7::next(&shared->live.uuid_v7, now_ns, max_lead_ms, node_id, random, error,
+        return uuid_v7::next(&shared->live.uuid_v7, now_ns, max_lead_ms, node.node, random, error,
                              ordered_run(shared, &run, now_ns));
-    });
+    }, &node);
     PG_RETURN_UUID_P(datum_from_uuid(n.uuid));
 }
 

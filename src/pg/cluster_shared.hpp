@@ -1,0 +1,138 @@
+// Cluster mode's shared memory (idgen.registry set): what the registry worker
+// (cluster_worker.cpp) publishes to the generators, and the requests backends leave for it.
+// The worker alone talks to etcd; a backend only reads atomics here, and for a request
+// (register a sequencer, attach, detach) waits for the worker's answer at most idgen.max_wait.
+//
+// Locking notes. Read by every generator call, no lock:
+// - deadline_ns: the lease's own deadline on CLOCK_BOOTTIME (registry_lease.hpp), 0 when
+//   none. Stored by the worker only.
+// - horizon_us: the registry horizon (registry_horizon.hpp): stored in etcd for every node id
+//   this server holds before the worker publishes it. Raised by the worker only.
+// - server.word and each claim's word: a ClaimWord (state, node id, and a change count that
+//   every change moves), stored by the worker only. A generator reads the word before it
+//   draws and again after its checks, and hands the id out only if it did not change: a node
+//   id given back (snowflake_detach) or lost is never used by a draw that saw the change.
+// Under `lock` (a backend's request and the worker's answer; the view's fields): the rest.
+// The worker never holds `lock` across a call to etcd.
+#pragma once
+
+#include <cstdint>
+
+#include "../core/logical_clock.hpp"
+#include "postgres_api.hpp"
+
+extern "C" {
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+}
+
+namespace idgen::pg {
+
+enum class ClaimState : uint32_t {
+    pending = 0,    // not known to the worker yet, or being registered
+    attached = 1,   // holds `node`
+    detached = 2,   // holds no node id: none free, the lease lost, or given back
+    destroyed = 3,  // the sequencer was dropped somewhere in the cluster
+};
+
+// A claim's atomic word: change count (bits 40..63), state (32..39), node id (0..31).
+struct ClaimWord {
+    uint64_t raw;
+    ClaimState state() const { return static_cast<ClaimState>((raw >> 32) & 0xFF); }
+    int32_t node() const { return static_cast<int32_t>(raw & 0xFFFFFFFF); }
+    static ClaimWord next(ClaimWord prev, ClaimState s, int32_t node) {
+        return ClaimWord{((prev.raw >> 40) + 1) << 40 | uint64_t(uint32_t(s)) << 32 | uint32_t(node)};
+    }
+};
+
+// What a backend asks the worker to do with a claim (bits of `requests`).
+enum ClaimRequest : uint32_t {
+    kRegister = 1,  // make sure the cluster has this definition (a conflict is an error)
+    kCreate = 2,    // with kRegister: a definition destroyed in the cluster may be defined again
+    kAttach = 4,    // hold a node id of it
+    kDetach = 8,    // give the node id back and stay detached
+    kDestroy = 16,  // destroy it cluster-wide (snowflake_drop, at commit)
+};
+
+enum class ClaimAnswer : int32_t { none = 0, ok, conflict, destroyed, no_free_node, failed };
+
+constexpr int kDefinitionText = 192;  // the definition as canonical JSON
+constexpr int kErrorText = 256;
+
+struct Claim {
+    // Under lock:
+    bool used;
+    char name[NAMEDATALEN];
+    char definition[kDefinitionText];  // set when registered; changes only when defined again
+    int32_t live_nodes;                // node ids 0 .. live_nodes - 1 are live (the rest backfill)
+    bool wanted;                       // hold a node id (set by use and snowflake_attach)
+    uint32_t requests;                 // ClaimRequest bits not yet done
+    uint64_t asked;                    // bumped by every request
+    uint64_t answered;                 // `asked` as of the worker's last answer
+    ClaimAnswer answer;
+    char detail[kErrorText];           // the answer's detail (a conflicting definition, an error)
+    // Atomic, stored by the worker only (ClaimWord):
+    alignas(kCacheLine) uint64_t word;
+};
+
+struct ClusterShared {
+    LWLock *lock;
+    // Atomic, stored by the worker only:
+    alignas(kCacheLine) uint64_t deadline_ns;
+    uint64_t horizon_us;
+    uint64_t server_word;  // ClaimWord of the server's own node id (uuid_v7, unique_timestamp)
+    // Under lock:
+    alignas(kCacheLine) Latch *worker_latch;  // nullptr until the worker runs
+    int64_t lease_id;
+    int64_t attaches;
+    int64_t detaches;
+    int64_t attached_at_ns;  // CLOCK_BOOTTIME of the last attach (0: never)
+    char last_error[kErrorText];
+    int claim_count;
+    Claim claims[FLEXIBLE_ARRAY_MEMBER];
+};
+
+// Shared memory: size to request, and initialise (from shared_state.cpp's hooks).
+Size cluster_shared_size();
+void start_cluster_shared(LWLock *lock);
+ClusterShared *cluster_shared();  // nullptr without cluster mode
+
+// CLOCK_BOOTTIME in ns: monotonic, and counting a suspended machine.
+int64_t boottime_ns();
+
+// ---- For the generators (no network, no lock) ----
+
+// The server's node id for a generator named `what`, and the word it was read from; 55000
+// "idgen is detached from the registry" unless attached and within the deadline.
+int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen);
+
+// The claim of sequencer `name` with this server's `definition` (canonical JSON) and live node
+// count: registered and attached on first use (waiting for the worker at most idgen.max_wait).
+// 42710 when the cluster defines it otherwise.
+Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes);
+
+// The node id a claim holds for a draw by `what`; 55000 when detached or destroyed.
+int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen);
+
+// After a draw whose id ends at end_unix_us, made with the node id of word `seen` at `word`:
+// true if it may be handed out (waiting, at most idgen.max_wait, for the registry horizon to
+// cover it); false if the word changed (draw again); 55000 past the deadline.
+bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what);
+
+// ---- For the SQL functions ----
+
+// snowflake_create: register `definition` cluster-wide (42710 on a conflict).
+void cluster_register(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes);
+// snowflake_attach / snowflake_detach: the node id held afterwards (-1 when detached).
+int32_t cluster_attach(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes);
+void cluster_detach(ClusterShared *c, const char *name);
+// snowflake_drop: destroy cluster-wide when the transaction commits.
+void cluster_destroy_at_commit(const char *name);
+
+// The registry worker (cluster_worker.cpp), registered from _PG_init in cluster mode.
+void register_cluster_worker();
+
+// A claim by name, or nullptr (for the view).
+ClaimWord cluster_claim_word(ClusterShared *c, const char *name, bool *found);
+
+}  // namespace idgen::pg

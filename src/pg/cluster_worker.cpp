@@ -1,0 +1,446 @@
+// The registry worker (cluster mode, idgen.registry set): the one process of a server that
+// talks to etcd. It holds one lease for the server, keeps it alive every third of its ttl,
+// claims node ids under it (the server's own, and one per Snowflake sequencer in use), keeps
+// each node id's horizon in etcd ahead of the ids, registers and destroys sequencer
+// definitions, and publishes all of it to the generators through cluster_shared.hpp.
+//
+// etcd's layout, under /<idgen.registry_cluster>/:
+//   node/<pool>/<n>      this server's identity, under its lease: node id n of the pool is ours
+//   horizon/<pool>/<n>   no lease: every id issued under node id n ends at or before it (Unix us)
+//   sequencer/<name>     {"definition": {...}, "state": "active" | "destroyed"}
+// where <pool> is "server" or "sequencer/<name>" (the name with '%' and '/' escaped).
+//
+// The order of every step is the argument (registry_lease.hpp, registry_horizon.hpp):
+// - a node id is published to the generators only after the generators were raised above its
+//   stored horizon and the registry horizon was stored for it;
+// - the registry horizon is published only after etcd stored it for every node id we hold,
+//   each write conditional on the node id's key still holding our identity;
+// - a node id is withdrawn from the generators (its word changes) before its key is deleted;
+// - the deadline is published from the lease's own state after every answer, and withdrawn
+//   (0) before the lease is revoked at shutdown.
+// Nothing here holds an LWLock across a call to etcd.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../core/atomic_word.hpp"
+#include "../core/registry_horizon.hpp"
+#include "../core/registry_lease.hpp"
+#include "../core/snowflake.hpp"
+#include "cluster_shared.hpp"
+#include "etcd_client.hpp"
+#include "settings.hpp"
+#include "shared_state.hpp"
+#include "postgres_api.hpp"
+
+extern "C" {
+#include "access/xlog.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "postmaster/postmaster.h"
+#include "storage/ipc.h"
+#include "storage/proc.h"
+#include "utils/guc.h"
+#include "utils/wait_event.h"
+
+PGDLLEXPORT void idgen_cluster_worker_main(Datum);
+}
+
+namespace idgen::pg {
+namespace {
+
+using nlohmann::json;
+
+struct Held {
+    bool held = false;
+    int32_t node = -1;
+    std::string node_key, horizon_key;
+};
+
+struct Worker {
+    ClusterShared *c;
+    SharedState *s;
+    etcd::Client etcd;
+    std::string prefix;
+    registry::Lease lease;
+    int64_t lease_id = 0;
+    std::string identity;
+    Held server;
+    std::vector<Held> claims;
+    std::vector<bool> registered;
+    int64_t next_refresh_ns = 0;
+    bool usable = false;  // as last published to the view's counters
+
+    Worker(ClusterShared *cs, SharedState *ss)
+        : c(cs), s(ss), etcd(registry, std::max<long>(200, registry_lease_s * 1000L / 6)),
+          prefix(std::string("/") + registry_cluster + "/"), lease(int64_t{registry_margin_ms} * 1000000),
+          claims(max_sequencers), registered(max_sequencers, false) {}
+
+    void note_error(const std::string &what) {
+        LWLockAcquire(c->lock, LW_EXCLUSIVE);
+        strlcpy(c->last_error, (what + ": " + etcd.error()).c_str(), sizeof c->last_error);
+        LWLockRelease(c->lock);
+    }
+
+    static std::string escape(const char *name) {
+        std::string out;
+        for (const char *p = name; *p; p++) {
+            if (*p == '%' || *p == '/') {
+                char buf[4];
+                snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(*p));
+                out += buf;
+            } else {
+                out += *p;
+            }
+        }
+        return out;
+    }
+    std::string pool_of(int i) const { return i < 0 ? "server" : "sequencer/" + escape(c->claims[i].name); }
+    uint64_t *word_of(int i) { return i < 0 ? &c->server_word : &c->claims[i].word; }
+    Held &held_of(int i) { return i < 0 ? server : claims[i]; }
+
+    void publish(int i, ClaimState state, int32_t node) {
+        uint64_t *w = word_of(i);
+        atomic_store(w, ClaimWord::next(ClaimWord{atomic_load(w)}, state, node).raw);
+    }
+
+    // Gives node id of pool i back: withdrawn from the generators first, then the key deleted.
+    void release(int i, ClaimState state) {
+        Held &h = held_of(i);
+        publish(i, state, -1);
+        if (h.held && lease_id != 0 && !etcd.remove_if(h.node_key, identity)) note_error("giving a node id back");
+        h = Held{};
+    }
+
+    int64_t reserve_us() const { return (int64_t{max_lead_ms} * 2 + int64_t{registry_lease_s} * 1000) * 1000; }
+
+    // Stores the registry horizon for every node id held, then publishes it.
+    bool advance(int64_t at_least) {
+        const int64_t target = registry::advance_target(generator_now_unix_ns(s) / 1000, reserve_us(), at_least);
+        const std::string value = std::to_string(target);
+        for (int i = -1; i < max_sequencers; i++) {
+            Held &h = held_of(i);
+            if (!h.held) continue;
+            bool done = false;
+            if (!etcd.put_if(h.node_key, identity, h.horizon_key, value, &done)) {
+                note_error("storing the registry horizon");
+                return false;
+            }
+            if (!done) {  // the key is no longer ours (the lease expired): stop using it
+                publish(i, ClaimState::detached, -1);
+                h = Held{};
+            }
+        }
+        atomic_raise(&c->horizon_us, static_cast<uint64_t>(target));
+        return true;
+    }
+
+    // Claims the lowest free node id of pool i (0 .. live - 1).
+    bool claim_node(int i, int32_t live) {
+        const std::string pool = pool_of(i);
+        std::vector<etcd::KeyValue> taken;
+        if (!etcd.range(prefix + "node/" + pool + "/", &taken)) {
+            note_error("reading node ids");
+            return false;
+        }
+        std::vector<bool> used(static_cast<size_t>(live), false);
+        for (const etcd::KeyValue &kv : taken) {
+            const long n = strtol(kv.key.c_str() + kv.key.rfind('/') + 1, nullptr, 10);
+            if (n >= 0 && n < live) used[static_cast<size_t>(n)] = true;
+        }
+        for (int32_t n = 0; n < live; n++) {
+            if (used[static_cast<size_t>(n)]) continue;
+            const std::string suffix = pool + "/" + std::to_string(n);
+            bool created = false;
+            if (!etcd.create(prefix + "node/" + suffix, identity, lease_id, &created)) {
+                note_error("claiming a node id");
+                return false;
+            }
+            if (!created) continue;  // taken since we looked
+            Held &h = held_of(i);
+            h = Held{true, n, prefix + "node/" + suffix, prefix + "horizon/" + suffix};
+            bool found = false;
+            std::string stored;
+            if (!etcd.get(h.horizon_key, &found, &stored)) {
+                note_error("reading a node id's horizon");
+                release(i, ClaimState::detached);
+                return false;
+            }
+            const int64_t last = found ? strtoll(stored.c_str(), nullptr, 10) : 0;
+            if (last > 0) take_over(last);
+            if (!advance(std::max<int64_t>(last, static_cast<int64_t>(atomic_load(&c->horizon_us))))) {
+                release(i, ClaimState::detached);
+                return false;
+            }
+            publish(i, ClaimState::attached, n);
+            return true;
+        }
+        return false;
+    }
+
+    // Every generator resumes above the last holder's horizon, whatever our clock says.
+    void take_over(int64_t horizon_unix_us) {
+        LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
+        raise_generators(s, horizon_unix_us, true);
+        LWLockRelease(s->horizon_lock);
+    }
+
+    void lease_gone() {
+        atomic_store(&c->deadline_ns, uint64_t{0});
+        for (int i = -1; i < max_sequencers; i++)
+            if (held_of(i).held) {
+                publish(i, ClaimState::detached, -1);
+                held_of(i) = Held{};
+            }
+        lease.lost();
+        lease_id = 0;
+    }
+
+    void keep_lease(int64_t now) {
+        if (lease_id == 0) {
+            int64_t id = 0, ttl = 0;
+            if (!etcd.grant(registry_lease_s, &id, &ttl)) {
+                note_error("granting a lease");
+                return;
+            }
+            lease_id = id;
+            lease.answered(now, ttl * 1000);
+            char buf[128];
+            snprintf(buf, sizeof buf, "system %llu port %d pid %d lease %lld",
+                     static_cast<unsigned long long>(GetSystemIdentifier()), PostPortNumber, MyProcPid,
+                     static_cast<long long>(lease_id));
+            identity = buf;
+            LWLockAcquire(c->lock, LW_EXCLUSIVE);
+            c->lease_id = lease_id;
+            LWLockRelease(c->lock);
+        } else if (now >= lease.renew_at_ns()) {
+            int64_t ttl = 0;
+            if (!etcd.keep_alive(lease_id, &ttl)) {
+                note_error("keeping the lease alive");
+            } else if (ttl <= 0) {
+                note_error("the lease expired in etcd");
+                lease_gone();
+            } else {
+                lease.answered(now, ttl * 1000);
+            }
+        }
+        atomic_store(&c->deadline_ns, static_cast<uint64_t>(lease.deadline_ns()));
+    }
+
+    // The view's counters: an attach when the server's node id becomes usable, a detach when
+    // it stops being usable.
+    void count_transitions(int64_t now) {
+        const bool now_usable = server.held && lease.held(now);
+        if (now_usable == usable) return;
+        usable = now_usable;
+        LWLockAcquire(c->lock, LW_EXCLUSIVE);
+        if (usable) {
+            c->attaches++;
+            c->attached_at_ns = now;
+            c->last_error[0] = '\0';
+        } else {
+            c->detaches++;
+        }
+        LWLockRelease(c->lock);
+    }
+
+    static json definition_value(const json &definition, const char *state) {
+        return json{{"definition", definition}, {"state", state}};
+    }
+
+    // kRegister: the cluster has this definition, or gets it.
+    ClaimAnswer register_definition(int i, const std::string &definition_text, bool create, std::string *detail) {
+        const json definition = json::parse(definition_text, nullptr, false);
+        if (definition.is_discarded()) {
+            *detail = "bad definition " + definition_text;
+            return ClaimAnswer::failed;
+        }
+        const std::string key = prefix + "sequencer/" + escape(c->claims[i].name);
+        const std::string active = definition_value(definition, "active").dump();
+        for (int attempt = 0; attempt < 3; attempt++) {
+            bool found = false;
+            std::string current;
+            if (!etcd.get(key, &found, &current)) {
+                *detail = etcd.error();
+                return ClaimAnswer::failed;
+            }
+            if (found) {
+                const json cur = json::parse(current, nullptr, false);
+                const bool destroyed = cur.is_object() && cur.contains("state") && cur["state"] == "destroyed";
+                if (!destroyed) {
+                    if (cur.is_object() && cur.contains("definition") && cur["definition"] == definition)
+                        return ClaimAnswer::ok;
+                    *detail = cur.is_object() && cur.contains("definition") ? cur["definition"].dump() : current;
+                    return ClaimAnswer::conflict;
+                }
+                if (!create) return ClaimAnswer::destroyed;
+            }
+            bool done = false;
+            std::string seen;
+            if (!etcd.swap(key, current, !found, active, &done, &seen)) {
+                *detail = etcd.error();
+                return ClaimAnswer::failed;
+            }
+            if (done) return ClaimAnswer::ok;
+        }
+        *detail = "the definition kept changing in etcd";
+        return ClaimAnswer::failed;
+    }
+
+    // kDestroy: marks the definition destroyed in etcd and gives the node id back.
+    bool destroy(int i) {
+        const std::string key = prefix + "sequencer/" + escape(c->claims[i].name);
+        bool found = false;
+        std::string current;
+        if (!etcd.get(key, &found, &current)) return false;
+        const json cur = json::parse(current, nullptr, false);
+        if (found && cur.is_object() && cur.contains("definition") && cur["state"] != "destroyed") {
+            bool done = false;
+            std::string seen;
+            if (!etcd.swap(key, current, false, definition_value(cur["definition"], "destroyed").dump(), &done, &seen))
+                return false;
+            if (!done) return false;  // changed meanwhile: again next round
+        }
+        release(i, ClaimState::destroyed);
+        registered[static_cast<size_t>(i)] = false;
+        return true;
+    }
+
+    // What backends asked of claim i, done and answered.
+    void serve(int i) {
+        Claim *claim = &c->claims[i];
+        LWLockAcquire(c->lock, LW_EXCLUSIVE);
+        const uint32_t requests = claim->requests;
+        const uint64_t asked = claim->asked;
+        const bool wanted = claim->wanted;
+        const std::string definition = claim->definition;
+        const int32_t live = claim->live_nodes;
+        claim->requests = 0;
+        LWLockRelease(c->lock);
+
+        ClaimAnswer answer = ClaimAnswer::ok;
+        std::string detail;
+        if (requests & kDestroy) {
+            if (!destroy(i)) {  // etcd unreachable: kept for the next round
+                LWLockAcquire(c->lock, LW_EXCLUSIVE);
+                claim->requests |= kDestroy;
+                LWLockRelease(c->lock);
+                note_error("destroying a sequencer");
+            }
+        } else {
+            if ((requests & kRegister) && !definition.empty()) {
+                answer = register_definition(i, definition, (requests & kCreate) != 0, &detail);
+                registered[static_cast<size_t>(i)] = answer == ClaimAnswer::ok;
+                if (answer == ClaimAnswer::destroyed) publish(i, ClaimState::destroyed, -1);
+                else if (answer == ClaimAnswer::ok && ClaimWord{atomic_load(&claim->word)}.state() != ClaimState::attached)
+                    publish(i, ClaimState::detached, -1);
+            }
+            if ((requests & kDetach) && claims[i].held) release(i, ClaimState::detached);
+            if (answer == ClaimAnswer::ok && wanted && registered[static_cast<size_t>(i)] && !claims[i].held &&
+                lease_id != 0 && !claim_node(i, live))
+                answer = ClaimAnswer::no_free_node;
+        }
+        if (requests != 0) {
+            LWLockAcquire(c->lock, LW_EXCLUSIVE);
+            claim->answered = asked;
+            claim->answer = answer;
+            strlcpy(claim->detail, detail.c_str(), sizeof claim->detail);
+            LWLockRelease(c->lock);
+        }
+    }
+
+    // Definitions destroyed elsewhere: read every second.
+    void refresh(int64_t now) {
+        if (now < next_refresh_ns) return;
+        next_refresh_ns = now + 1000000000;
+        std::vector<etcd::KeyValue> defs;
+        if (!etcd.range(prefix + "sequencer/", &defs)) {
+            note_error("reading sequencer definitions");
+            return;
+        }
+        for (const etcd::KeyValue &kv : defs) {
+            const json cur = json::parse(kv.value, nullptr, false);
+            if (!cur.is_object() || !cur.contains("state") || cur["state"] != "destroyed") continue;
+            for (int i = 0; i < c->claim_count; i++)
+                if (registered[static_cast<size_t>(i)] && kv.key == prefix + "sequencer/" + escape(c->claims[i].name)) {
+                    release(i, ClaimState::destroyed);
+                    registered[static_cast<size_t>(i)] = false;
+                }
+        }
+    }
+
+    void round() {
+        const int64_t now = boottime_ns();
+        keep_lease(now);
+        if (lease_id != 0 && lease.held(now)) {
+            if (!server.held) claim_node(-1, snowflake::kMaxNodes);
+            LWLockAcquire(c->lock, LW_SHARED);
+            const int count = c->claim_count;
+            LWLockRelease(c->lock);
+            for (int i = 0; i < count; i++) serve(i);
+            refresh(now);
+            if (registry::needs_advance(static_cast<int64_t>(atomic_load(&c->horizon_us)),
+                                        generator_now_unix_ns(s) / 1000, reserve_us()))
+                advance(static_cast<int64_t>(atomic_load(&c->horizon_us)));
+        }
+        count_transitions(boottime_ns());
+    }
+
+    void shutdown() {
+        if (lease_id == 0) return;
+        atomic_store(&c->deadline_ns, uint64_t{0});
+        atomic_store(&c->server_word, ClaimWord::next(ClaimWord{atomic_load(&c->server_word)}, ClaimState::detached, -1).raw);
+        etcd.revoke(lease_id);  // the keys go with it; the horizons stay
+    }
+};
+
+}  // namespace
+}  // namespace idgen::pg
+
+using namespace idgen::pg;
+
+void idgen_cluster_worker_main(Datum) {
+    pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+    pqsignal(SIGHUP, SignalHandlerForConfigReload);
+    BackgroundWorkerUnblockSignals();
+    ClusterShared *c = cluster_shared();
+    SharedState *s = shared_state_or_null();
+    if (c == nullptr || s == nullptr) proc_exit(0);
+    static Worker *worker = new Worker(c, s);  // lives as long as the process
+    LWLockAcquire(c->lock, LW_EXCLUSIVE);
+    c->worker_latch = MyLatch;
+    LWLockRelease(c->lock);
+    while (!ShutdownRequestPending) {
+        if (ConfigReloadPending) {
+            ConfigReloadPending = false;
+            ProcessConfigFile(PGC_SIGHUP);
+        }
+        worker->round();
+        const int64_t now = boottime_ns();
+        const int64_t renew = worker->lease.renew_at_ns();
+        long wait_ms = 100;
+        if (renew > now && (renew - now) / 1000000 < wait_ms) wait_ms = static_cast<long>((renew - now) / 1000000) + 1;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms, PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+    }
+    worker->shutdown();
+    proc_exit(0);
+}
+
+namespace idgen::pg {
+
+void register_cluster_worker() {
+    BackgroundWorker w;
+    memset(&w, 0, sizeof w);
+    w.bgw_flags = BGWORKER_SHMEM_ACCESS;
+    w.bgw_start_time = BgWorkerStart_RecoveryFinished;  // a standby holds no node ids
+    w.bgw_restart_time = 1;
+    strlcpy(w.bgw_library_name, "idgen", sizeof w.bgw_library_name);
+    strlcpy(w.bgw_function_name, "idgen_cluster_worker_main", sizeof w.bgw_function_name);
+    strlcpy(w.bgw_name, "idgen registry worker", sizeof w.bgw_name);
+    strlcpy(w.bgw_type, "idgen registry worker", sizeof w.bgw_type);
+    RegisterBackgroundWorker(&w);
+}
+
+}  // namespace idgen::pg
