@@ -171,15 +171,20 @@ Datum idgen_snowflake_min_id(PG_FUNCTION_ARGS) {
     PG_RETURN_INT64(id);
 }
 
-// The fourth argument (backfill_nodes) exists from version 0.4.0 on; a 0.3.0 schema calls
-// with three until ALTER EXTENSION idgen UPDATE.
+// The fourth argument (backfill_nodes) exists from version 0.4.0 on, the fifth (layout) from
+// 0.6.0 on; an older schema calls with fewer until ALTER EXTENSION idgen UPDATE.
 static int32 backfill_nodes_arg(FunctionCallInfo fcinfo, int arg) {
     return PG_NARGS() > arg ? PG_GETARG_INT32(arg) : 0;
 }
 
+static const text *layout_arg(FunctionCallInfo fcinfo, int arg) {
+    return PG_NARGS() > arg ? PG_GETARG_TEXT_PP(arg) : nullptr;
+}
+
 Datum idgen_snowflake_check_definition(PG_FUNCTION_ARGS) {
     PG_RETURN_INT32(check_sequencer_definition(PG_GETARG_TEXT_PP(0), PG_GETARG_TIMESTAMPTZ(1),
-                                               PG_GETARG_INT32(2), backfill_nodes_arg(fcinfo, 3)));
+                                               PG_GETARG_INT32(2), backfill_nodes_arg(fcinfo, 3),
+                                               layout_arg(fcinfo, 4)));
 }
 
 Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
@@ -188,14 +193,14 @@ Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
     PG_RETURN_VOID();
 }
 
-// (definitions table, definition id, max_nodes[, backfill_nodes]) -> node_bits, counter_bits,
-// node_id, state, ids_issued, last_id_time
+// (definitions table, definition id, max_nodes[, backfill_nodes[, layout]]) -> node_bits,
+// counter_bits, node_id, state, ids_issued, last_id_time
 Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     const Oid table = PG_GETARG_OID(0);
     const int64 definition_id = PG_GETARG_INT64(1);
     int node_bits = 0;
     check(snowflake::node_bits_for(PG_GETARG_INT32(2), &node_bits), "max_nodes");
-    const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3)};
+    const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3), layout_width(layout_arg(fcinfo, 4))};
 
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
