@@ -17,12 +17,25 @@ SELECT name, id, snowflake_timestamp(name, id) AS ts, snowflake_node(name, id) A
 FROM (VALUES ('seed', (1::bigint << 23) | (1 << 16) | 1), ('ours', (1::bigint << 22) | (1 << 15) | 1)) v(name, id);
 SELECT (1::bigint << 23) | (1 << 16) | 1 AS seed_formula, (1::bigint << 22) | (1 << 15) | 1 AS idgen_formula;
 
+-- Seed 004's own example (README): epoch 2014-01-01, 2014-03-03 05:12:12 (epochDelta
+-- 5,289,132,000), node 1234 of 8192, counter 5, in both layouts.
+SELECT snowflake_create('seed2014', '2014-01-01 00:00:00+00', 8192, layout => 'snowcast');
+SELECT snowflake_create('ours2014', '2014-01-01 00:00:00+00', 8192);
+SELECT name, id, snowflake_timestamp(name, id) AS ts, snowflake_node(name, id) AS node,
+       snowflake_counter(name, id) AS counter
+FROM (VALUES ('seed2014', (5289132000::bigint << 23) | (1234 << 10) | 5),
+             ('ours2014', (5289132000::bigint << 22) | (1234 << 9) | 5)) v(name, id);
+
 -- A negative id: millisecond 2^40 + 7 (34.8 years after the epoch), node 127, counter 65535.
 SELECT snowflake_timestamp('seed', -9223372036787666945) AS ts, snowflake_node('seed', -9223372036787666945) AS node,
        snowflake_counter('seed', -9223372036787666945) AS counter;
 SELECT snowflake_timestamp('seed', -1) AS last_ms, snowflake_node('seed', -1) AS node, snowflake_counter('seed', -1) AS counter;
 SELECT snowflake_node('ours', -1);
 \echo :LAST_ERROR_SQLSTATE
+
+-- Flipping the top bit (# is XOR) turns the ids' unsigned order, their time order, into bigint order.
+SELECT 8454145 < -9223372036787666945 AS bigint_order,
+       8454145 # '-9223372036854775808'::bigint < -9223372036787666945 # '-9223372036854775808'::bigint AS flipped_order;
 
 -- min_id: the first id of the millisecond; from 2^40 ms on it is negative.
 SELECT snowflake_min_id('seed', '2020-01-01 00:00:00.001+00') AS one_ms,
