@@ -45,7 +45,10 @@ CREATE TABLE @extschema@.snowflake_definitions (
         CONSTRAINT snowflake_definitions_backfill_nodes_check CHECK (backfill_nodes >= 0 AND backfill_nodes < max_nodes),
     -- One server per sequencer's backfill: the creating server's idgen.node_id (see below).
     backfill_owner integer
-        DEFAULT NULLIF(pg_catalog.current_setting('idgen.node_id', true)::pg_catalog.int4, -1)
+        DEFAULT NULLIF(pg_catalog.current_setting('idgen.node_id', true)::pg_catalog.int4, -1),
+    -- 'idgen' or 'snowcast' (seed 004's layout): the column's comment says how each splits the bits.
+    layout text NOT NULL DEFAULT 'idgen'
+        CONSTRAINT snowflake_definitions_layout_check CHECK (layout IN ('idgen', 'snowcast'))
 );
 ALTER SEQUENCE @extschema@.snowflake_definitions_id_seq OWNED BY @extschema@.snowflake_definitions.id;
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.snowflake_definitions', '');
@@ -54,14 +57,16 @@ REVOKE ALL ON @extschema@.snowflake_definitions FROM PUBLIC;
 GRANT SELECT ON @extschema@.snowflake_definitions TO PUBLIC;
 COMMENT ON TABLE @extschema@.snowflake_definitions IS
     'Snowflake sequencer definitions of this database; change them with snowflake_create and snowflake_drop';
+COMMENT ON COLUMN @extschema@.snowflake_definitions.layout IS
+    'idgen: 41 time bits, node and counter in 22, the sign bit 0; snowcast: seed 004''s layout, node and counter in 23, all 64 bits';
 
 -- Internal helpers.
 CREATE FUNCTION @extschema@._snowflake_check_definition(name text, epoch timestamptz, max_nodes integer,
-        backfill_nodes integer)
+        backfill_nodes integer, layout text)
     RETURNS integer
     AS 'MODULE_PATHNAME', 'idgen_snowflake_check_definition'
     LANGUAGE C STABLE STRICT;
-COMMENT ON FUNCTION @extschema@._snowflake_check_definition(text, timestamptz, integer, integer) IS
+COMMENT ON FUNCTION @extschema@._snowflake_check_definition(text, timestamptz, integer, integer, text) IS
     'internal: validates a sequencer definition and returns max_nodes rounded up to a power of two';
 CREATE FUNCTION @extschema@._snowflake_release(definitions oid, definition_id bigint) RETURNS void
     AS 'MODULE_PATHNAME', 'idgen_snowflake_release'
@@ -70,17 +75,17 @@ COMMENT ON FUNCTION @extschema@._snowflake_release(oid, bigint) IS
     'internal: frees the shared-memory slot of a dropped sequencer when the transaction commits';
 REVOKE ALL ON FUNCTION @extschema@._snowflake_release(oid, bigint) FROM PUBLIC;
 CREATE FUNCTION @extschema@._snowflake_state(definitions oid, definition_id bigint, max_nodes integer,
-        backfill_nodes integer,
+        backfill_nodes integer, layout text,
         OUT node_bits integer, OUT counter_bits integer, OUT node_id integer, OUT state text,
         OUT ids_issued bigint, OUT last_id_time timestamptz)
     AS 'MODULE_PATHNAME', 'idgen_snowflake_state'
     LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._snowflake_state(oid, bigint, integer, integer) IS
+COMMENT ON FUNCTION @extschema@._snowflake_state(oid, bigint, integer, integer, text) IS
     'internal: the live state of a sequencer on this server, for the snowflake_sequencers view';
 
 CREATE FUNCTION @extschema@.snowflake_create(name text,
         epoch timestamptz DEFAULT '2020-01-01 00:00:00+00', max_nodes integer DEFAULT 8192,
-        backfill_nodes integer DEFAULT 0)
+        backfill_nodes integer DEFAULT 0, layout text DEFAULT 'idgen')
     RETURNS void
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -88,30 +93,33 @@ DECLARE
     nodes integer;
     existing @extschema@.snowflake_definitions;
 BEGIN
-    IF name IS NULL OR epoch IS NULL OR max_nodes IS NULL OR backfill_nodes IS NULL THEN
-        RAISE EXCEPTION 'snowflake_create: name, epoch, max_nodes and backfill_nodes must not be NULL'
+    IF name IS NULL OR epoch IS NULL OR max_nodes IS NULL OR backfill_nodes IS NULL OR layout IS NULL THEN
+        RAISE EXCEPTION 'snowflake_create: name, epoch, max_nodes, backfill_nodes and layout must not be NULL'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    nodes := @extschema@._snowflake_check_definition(name, epoch, max_nodes, backfill_nodes);
-    INSERT INTO @extschema@.snowflake_definitions AS d (name, epoch, max_nodes, backfill_nodes)
-    VALUES (snowflake_create.name, snowflake_create.epoch, nodes, snowflake_create.backfill_nodes)
+    nodes := @extschema@._snowflake_check_definition(name, epoch, max_nodes, backfill_nodes, layout);
+    INSERT INTO @extschema@.snowflake_definitions AS d (name, epoch, max_nodes, backfill_nodes, layout)
+    VALUES (snowflake_create.name, snowflake_create.epoch, nodes, snowflake_create.backfill_nodes,
+            snowflake_create.layout)
     ON CONFLICT ON CONSTRAINT snowflake_definitions_name_key DO NOTHING;
     IF NOT FOUND THEN
         SELECT * INTO existing FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_create.name;
         IF existing.epoch IS DISTINCT FROM snowflake_create.epoch OR existing.max_nodes <> nodes
-           OR existing.backfill_nodes <> snowflake_create.backfill_nodes THEN
+           OR existing.backfill_nodes <> snowflake_create.backfill_nodes
+           OR existing.layout <> snowflake_create.layout THEN
             RAISE EXCEPTION 'Snowflake sequencer "%" already exists with a different definition', name
                 USING ERRCODE = 'duplicate_object',
-                      DETAIL = format('It has epoch %s, max_nodes %s and backfill_nodes %s.',
-                                      existing.epoch, existing.max_nodes, existing.backfill_nodes),
+                      DETAIL = format('It has epoch %s, max_nodes %s, backfill_nodes %s and layout %s.',
+                                      existing.epoch, existing.max_nodes, existing.backfill_nodes,
+                                      existing.layout),
                       HINT = 'Every server must define a sequencer identically; drop it first to change it.';
         END IF;
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer) IS
-    'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits (max_nodes a power of two, 128..8192), the rest a per-millisecond counter; the top backfill_nodes node ids are reserved for snowflake_at; does nothing if it exists with the same definition';
-REVOKE ALL ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer) FROM PUBLIC;
+COMMENT ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer, text) IS
+    'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits (max_nodes a power of two, 128..8192), the rest a per-millisecond counter, in 63 bits (layout idgen: ids stay positive) or all 64 (layout snowcast, seed 004''s: ids from 34.8 years after the epoch on are negative); the top backfill_nodes node ids are reserved for snowflake_at; does nothing if it exists with the same definition';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer, text) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.snowflake_drop(name text) RETURNS void
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -155,13 +163,13 @@ CREATE FUNCTION @extschema@.snowflake_min_id(name text, ts timestamptz) RETURNS 
     AS 'MODULE_PATHNAME', 'idgen_snowflake_min_id'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.snowflake_min_id(text, timestamptz) IS
-    'The smallest id any node can issue in the millisecond of ts (0 before the epoch): WHERE id >= snowflake_min_id(...) is an index range scan';
+    'The smallest id any node can issue in the millisecond of ts (0 before the epoch): WHERE id >= snowflake_min_id(...) is an index range scan; in the snowcast layout ids from 34.8 years after the epoch on are negative and it is negative there too (README, Snowflake sequencers)';
 
 CREATE VIEW @extschema@.snowflake_sequencers AS
-SELECT d.name, d.epoch, d.max_nodes, d.backfill_nodes, s.node_bits, s.counter_bits, s.node_id, s.state,
-       s.ids_issued, s.last_id_time
+SELECT d.name, d.epoch, d.max_nodes, d.backfill_nodes, d.layout, s.node_bits, s.counter_bits, s.node_id,
+       s.state, s.ids_issued, s.last_id_time
 FROM @extschema@.snowflake_definitions d,
-     LATERAL @extschema@._snowflake_state(d.tableoid, d.id, d.max_nodes, d.backfill_nodes) s;
+     LATERAL @extschema@._snowflake_state(d.tableoid, d.id, d.max_nodes, d.backfill_nodes, d.layout) s;
 COMMENT ON VIEW @extschema@.snowflake_sequencers IS
     'Snowflake sequencers of this database and their state on this server (attached when this server can generate with them)';
 GRANT SELECT ON @extschema@.snowflake_sequencers TO PUBLIC;

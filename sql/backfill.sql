@@ -112,8 +112,8 @@ SELECT snowflake_create('bad', '2020-01-01 00:00:00+00', 512, backfill_nodes => 
 SELECT snowflake_create('bf', '2020-01-01 00:00:00+00', 512, backfill_nodes => 17);
 
 -- Upgrade from 0.3.0: this library serves the old schema until ALTER EXTENSION UPDATE; then
--- existing sequencers reserve no backfill nodes, and roles an administrator allowed to define
--- sequencers keep that right (others still do not have it).
+-- existing sequencers reserve no backfill nodes and keep idgen's layout, and roles an
+-- administrator allowed to define sequencers keep that right (others still do not have it).
 DROP EXTENSION idgen;
 CREATE EXTENSION idgen VERSION '0.3.0';
 SELECT snowflake_create('old');
@@ -123,10 +123,10 @@ CREATE ROLE idgen_plain;
 GRANT EXECUTE ON FUNCTION snowflake_create(text, timestamptz, integer) TO idgen_admin;
 ALTER EXTENSION idgen UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'idgen';
-SELECT name, max_nodes, backfill_nodes, state FROM snowflake_sequencers;
+SELECT name, max_nodes, backfill_nodes, layout, state FROM snowflake_sequencers;
 SELECT snowflake_next('old') > 0 AS works_after_update;
-SELECT has_function_privilege('idgen_admin', 'snowflake_create(text, timestamptz, integer, integer)', 'EXECUTE') AS admin_may_create,
-       has_function_privilege('idgen_plain', 'snowflake_create(text, timestamptz, integer, integer)', 'EXECUTE') AS plain_may_create;
+SELECT has_function_privilege('idgen_admin', 'snowflake_create(text, timestamptz, integer, integer, text)', 'EXECUTE') AS admin_may_create,
+       has_function_privilege('idgen_plain', 'snowflake_create(text, timestamptz, integer, integer, text)', 'EXECUTE') AS plain_may_create;
 DROP EXTENSION idgen;
 DROP ROLE idgen_admin;
 DROP ROLE idgen_plain;

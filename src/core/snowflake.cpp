@@ -38,6 +38,11 @@ Status check_backfill_nodes(const Layout &layout, int32_t backfill_nodes) noexce
     return Status::success();
 }
 
+// The id of (ms, node, counter), put together unsigned: in Width::bits64 the top bit may be set.
+static int64_t compose(const Layout &layout, uint64_t ms, uint64_t node, uint64_t counter) noexcept {
+    return static_cast<int64_t>(ms << layout.node_and_counter_bits() | node << layout.counter_bits() | counter);
+}
+
 int64_t backfill_key(int64_t unix_us) noexcept {
     return floor_div(unix_us, 1000);
 }
@@ -60,18 +65,20 @@ Status at(const Layout &layout, int64_t unix_us, uint64_t lease, uint64_t offset
     if (lease >= static_cast<uint64_t>(layout.backfill_nodes) || offset >= backfill_per_namespace(layout))
         return Status::error(Errc::exhausted, "all %d node ids reserved for backfill are used",
                              layout.backfill_nodes);
-    const int64_t node = layout.max_nodes() - layout.backfill_nodes + static_cast<int64_t>(lease);
-    *id = ms << kNodeAndCounterBits | node << layout.counter_bits() | static_cast<int64_t>(offset);
+    const uint64_t node = static_cast<uint64_t>(layout.max_nodes() - layout.backfill_nodes) + lease;
+    *id = compose(layout, static_cast<uint64_t>(ms), node, offset);
     return Status::success();
 }
 
 Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept {
-    if (id < 0)
-        return Status::error(Errc::value_out_of_range, "a Snowflake id is never negative");
+    if (id < 0 && layout.width == Width::bits63)
+        return Status::error(Errc::value_out_of_range,
+                             "a Snowflake id is never negative in a layout that keeps the sign bit 0");
+    const uint64_t bits = static_cast<uint64_t>(id);
     const int cb = layout.counter_bits();
-    parts->unix_ms = layout.epoch_unix_ms + (id >> kNodeAndCounterBits);
-    parts->node = static_cast<int32_t>((id >> cb) & ((int64_t{1} << layout.node_bits) - 1));
-    parts->counter = static_cast<int32_t>(id & ((int64_t{1} << cb) - 1));
+    parts->unix_ms = layout.epoch_unix_ms + static_cast<int64_t>(bits >> layout.node_and_counter_bits());
+    parts->node = static_cast<int32_t>((bits >> cb) & ((uint64_t{1} << layout.node_bits) - 1));
+    parts->counter = static_cast<int32_t>(bits & ((uint64_t{1} << cb) - 1));
     return Status::success();
 }
 
@@ -86,7 +93,7 @@ Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept {
     if (unix_us > INT64_MAX - 1000 || ms > kMaxMillis)
         return Status::error(Errc::timestamp_out_of_range,
                              "timestamp is past the end of the sequencer's 41-bit time field");
-    *id = ms << kNodeAndCounterBits;
+    *id = compose(layout, static_cast<uint64_t>(ms), 0, 0);
     return Status::success();
 }
 
@@ -126,8 +133,7 @@ Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_u
                                                       "the sequencer's 41-bit time field is used up (epoch + 69.7 years)"));
     if (d.outcome == Draw::Outcome::ahead) return Next::waiting(ms - now_ms);
     const uint64_t counter = d.position & ((uint64_t{1} << cb) - 1);
-    const IdFields f{static_cast<int64_t>(static_cast<uint64_t>(ms) << kNodeAndCounterBits |
-                                          static_cast<uint64_t>(node) << cb | counter),
+    const IdFields f{compose(layout, static_cast<uint64_t>(ms), static_cast<uint64_t>(node), counter),
                      layout.epoch_unix_ms + ms};
     return Next::issued_with(f, (f.unix_ms + 1) * 1000);
 }

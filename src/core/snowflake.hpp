@@ -1,9 +1,10 @@
-// Snowflake ids (seeds 003 and 004): a 64-bit integer with the sign bit 0, 41 bits of
-// milliseconds since the sequencer's epoch, log2(max_nodes) bits of node id and the remaining
-// bits a per-millisecond counter. max_nodes is a power of two from 128 to 8192 (seed 004),
-// and the sign bit stays 0, so 15 down to 9 counter bits (32,768 down to 512 ids per
-// millisecond per node). The generator is a LogicalClock whose positions are
-// (milliseconds << counter_bits | counter); the node id sits between the two in the id.
+// Snowflake ids (seeds 003 and 004): a 64-bit integer of 41 bits of milliseconds since the
+// sequencer's epoch, log2(max_nodes) bits of node id and the remaining bits a per-millisecond
+// counter. max_nodes is a power of two from 128 to 8192 (seed 004). By default the sign bit
+// stays 0, so 15 down to 9 counter bits (32,768 down to 512 ids per millisecond per node);
+// Width::bits64 is seed 004's exact layout, one counter bit more and the top bit used. The
+// generator is a LogicalClock whose positions are (milliseconds << counter_bits | counter);
+// the node id sits between the two in the id.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +16,19 @@
 namespace idgen::snowflake {
 
 constexpr int kTimeBits = 41;
-constexpr int kNodeAndCounterBits = 22;
 constexpr int32_t kMinNodes = 128;
 constexpr int32_t kMaxNodes = 8192;
 constexpr int64_t kMaxMillis = (int64_t{1} << kTimeBits) - 1;
+
+// How many bits of the 64 an id spans: the time field is the top 41 of them, node and counter
+// share the rest.
+// - bits63 (the default): the sign bit stays 0, so every id is a positive int64 and int64 order
+//   is time order for the whole time field; node and counter share 22 bits.
+// - bits64 (snowcast's layout, seed 004: id = ms << 23 | node << (23 - node_bits) | counter):
+//   node and counter share 23 bits, twice the ids per millisecond; from 2^40 ms (34.8 years)
+//   after the epoch on, ids have the top bit set, negative as an int64, so only their unsigned
+//   order is time order.
+enum class Width { bits63, bits64 };
 
 struct Layout {
     int64_t epoch_unix_ms;
@@ -26,7 +36,9 @@ struct Layout {
     // The top backfill_nodes node ids are reserved for retrospective ids (snowflake_at); live
     // generation uses the node ids below them.
     int32_t backfill_nodes = 0;
-    int counter_bits() const noexcept { return kNodeAndCounterBits - node_bits; }
+    Width width = Width::bits63;
+    int node_and_counter_bits() const noexcept { return (width == Width::bits64 ? 64 : 63) - kTimeBits; }
+    int counter_bits() const noexcept { return node_and_counter_bits() - node_bits; }
     int32_t max_nodes() const noexcept { return int32_t{1} << node_bits; }
 };
 
@@ -49,11 +61,17 @@ struct Parts {
     int32_t counter;
 };
 
-// Errc::value_out_of_range for a negative id (the sign bit is never set).
+// time = the id's top 41 bits (unsigned), node and counter below them. Errc::value_out_of_range
+// for a negative id in Width::bits63 (whose sign bit is never set); in Width::bits64 every id
+// decodes.
 Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept;
 
-// The smallest id any node can issue in the millisecond holding `unix_us`; 0 before the
-// epoch (every id is at least that); Errc::timestamp_out_of_range past the time field.
+// The smallest id any node can issue in the millisecond holding `unix_us`, in the unsigned order
+// of ids; 0 before the epoch (every id is at least that); Errc::timestamp_out_of_range past the
+// time field. In Width::bits63 it is also the smallest as an int64. In Width::bits64 the
+// millisecond's ids are min_id .. min_id + 2^23 - 1 as int64 too, but the result is negative
+// from 2^40 ms after the epoch on: then the ids of that millisecond and later are those with
+// min_id <= id < 0; before it, those with id >= min_id or id < 0.
 Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept;
 
 // The clock position from which a sequencer may issue without ever meeting an id issued

@@ -30,19 +30,36 @@ int sequencer_name_length(const text *name, NameUse use) {
     pg_unreachable();
 }
 
-static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes) {
+const char *layout_name(snowflake::Width width) {
+    return width == snowflake::Width::bits64 ? "snowcast" : "idgen";
+}
+
+snowflake::Width layout_width(const text *layout) {
+    if (layout == nullptr) return snowflake::Width::bits63;
+    const int len = VARSIZE_ANY_EXHDR(layout);
+    const char *chars = VARDATA_ANY(layout);
+    if (len == 5 && memcmp(chars, "idgen", 5) == 0) return snowflake::Width::bits63;
+    if (len == 8 && memcmp(chars, "snowcast", 8) == 0) return snowflake::Width::bits64;
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("unknown Snowflake layout \"%.*s\"", len > 64 ? 64 : len, chars),
+                    errhint("Use 'idgen' (the default: ids stay positive) or 'snowcast' (seed 004's layout: "
+                            "all 64 bits, twice the ids per millisecond).")));
+    pg_unreachable();
+}
+
+static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes, snowflake::Width width) {
     int node_bits = 0;
     check(snowflake::node_bits_for(max_nodes, &node_bits), "max_nodes");
-    return snowflake::Layout{unix_micros_from_timestamptz(epoch) / 1000, node_bits};
+    return snowflake::Layout{unix_micros_from_timestamptz(epoch) / 1000, node_bits, 0, width};
 }
 
 int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
-                                 int32 backfill_nodes) {
+                                 int32 backfill_nodes, const text *layout_name) {
     sequencer_name_length(name, NameUse::create);
     if (TIMESTAMP_NOT_FINITE(epoch))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a sequencer epoch must be a finite time")));
-    const snowflake::Layout layout = layout_of(epoch, max_nodes);
+    const snowflake::Layout layout = layout_of(epoch, max_nodes, layout_width(layout_name));
     check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
     check(snowflake::check_backfill_nodes(layout, backfill_nodes), "backfill_nodes");
     return layout.max_nodes();
@@ -50,13 +67,14 @@ int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_
 
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {
     const int len = sequencer_name_length(name, NameUse::lookup);
-    // backfill_nodes and backfill_owner through to_jsonb: the columns exist from versions 0.4.0
-    // and 0.5.0 on, and this library must also serve older schemas until ALTER EXTENSION idgen
-    // UPDATE has run.
+    // backfill_nodes, backfill_owner and layout through to_jsonb: the columns exist from versions
+    // 0.4.0, 0.5.0 and 0.6.0 on, and this library must also serve older schemas until ALTER
+    // EXTENSION idgen UPDATE has run.
     const char *query = psprintf(
         "SELECT d.id, d.epoch, d.max_nodes, d.tableoid, "
         "COALESCE((pg_catalog.to_jsonb(d) OPERATOR(pg_catalog.->>) 'backfill_nodes')::pg_catalog.int4, 0), "
-        "COALESCE((pg_catalog.to_jsonb(d) OPERATOR(pg_catalog.->>) 'backfill_owner')::pg_catalog.int4, -1) "
+        "COALESCE((pg_catalog.to_jsonb(d) OPERATOR(pg_catalog.->>) 'backfill_owner')::pg_catalog.int4, -1), "
+        "COALESCE(pg_catalog.to_jsonb(d) OPERATOR(pg_catalog.->>) 'layout', 'idgen') "
         "FROM %s.snowflake_definitions d WHERE d.name OPERATOR(pg_catalog.=) $1",
         quote_identifier(get_namespace_name(schema)));
     Oid argtypes[1] = {TEXTOID};
@@ -84,9 +102,10 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     out->key.table = DatumGetObjectId(SPI_getbinval(row, desc, 4, &isnull));
     const int32 backfill_nodes = DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull));
     out->backfill_owner = DatumGetInt32(SPI_getbinval(row, desc, 6, &isnull));
+    const snowflake::Width width = layout_width(DatumGetTextPP(SPI_getbinval(row, desc, 7, &isnull)));
     SPI_finish();
 
-    out->layout = layout_of(epoch, out->max_nodes);
+    out->layout = layout_of(epoch, out->max_nodes, width);
     out->layout.backfill_nodes = backfill_nodes;
     memcpy(out->name, VARDATA_ANY(name), len);
     out->name[len] = '\0';

@@ -32,10 +32,16 @@ int sequencer_name_length(const text *name, NameUse use);
 // where the calling function lives); ERROR 42704 when there is no such sequencer.
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out);
 
+// The width of a layout name: 'idgen' (also for nullptr: a schema before 0.6.0 has no layout) or
+// 'snowcast'; anything else raises 22023.
+snowflake::Width layout_width(const text *layout);
+// The name layout_width reads for `width` (the registry compares definitions by it).
+const char *layout_name(snowflake::Width width);
+
 // Validates a new definition for snowflake_create: returns max_nodes rounded up to a power of
-// two, or raises 22023 (also for backfill_nodes outside 0 .. max_nodes - 1).
+// two, or raises 22023 (also for backfill_nodes outside 0 .. max_nodes - 1, or an unknown layout).
 int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
-                                 int32 backfill_nodes);
+                                 int32 backfill_nodes, const text *layout);
 
 // The slot of a definition, allocated on first use; *generation receives the slot's
 // generation at binding time. ERROR 42704 if the sequencer was dropped, 53400 if no slot is free.

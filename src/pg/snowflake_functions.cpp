@@ -72,17 +72,22 @@ static bool still_bound(const CachedSequencer *e) {
 }
 
 // A definition as the cluster registry compares it (cluster mode): canonical JSON, keys sorted.
-static void definition_text(int64_t epoch_unix_ms, int32 max_nodes, int32 backfill_nodes, char *out) {
-    snprintf(out, kDefinitionText, "{\"backfill_nodes\":%d,\"epoch_ms\":%lld,\"max_nodes\":%d}", backfill_nodes,
-             static_cast<long long>(epoch_unix_ms), max_nodes);
+static void definition_text(int64_t epoch_unix_ms, int32 max_nodes, int32 backfill_nodes, snowflake::Width width,
+                            char *out) {
+    snprintf(out, kDefinitionText, "{\"backfill_nodes\":%d,\"epoch_ms\":%lld,\"layout\":\"%s\",\"max_nodes\":%d}",
+             backfill_nodes, static_cast<long long>(epoch_unix_ms), layout_name(width), max_nodes);
+}
+
+// The definition text of a cached sequencer.
+static void definition_text(const SequencerDefinition &def, char *out) {
+    definition_text(def.layout.epoch_unix_ms, def.max_nodes, def.layout.backfill_nodes, def.layout.width, out);
 }
 
 // The sequencer's claim in cluster mode, registered and attached on first use.
 static Claim *claim_of(ClusterShared *cluster, CachedSequencer *site) {
     if (site->claim == nullptr) {
         char definition[kDefinitionText];
-        definition_text(site->def.layout.epoch_unix_ms, site->def.max_nodes, site->def.layout.backfill_nodes,
-                        definition);
+        definition_text(site->def, definition);
         site->claim = cluster_claim(cluster, site->def.name, definition,
                                     site->def.max_nodes - site->def.layout.backfill_nodes);
     }
@@ -209,20 +214,26 @@ Datum idgen_snowflake_min_id(PG_FUNCTION_ARGS) {
     PG_RETURN_INT64(id);
 }
 
-// The fourth argument (backfill_nodes) exists from version 0.4.0 on; a 0.3.0 schema calls
-// with three until ALTER EXTENSION idgen UPDATE.
+// The fourth argument (backfill_nodes) exists from version 0.4.0 on, the fifth (layout) from
+// 0.6.0 on; an older schema calls with fewer until ALTER EXTENSION idgen UPDATE.
 static int32 backfill_nodes_arg(FunctionCallInfo fcinfo, int arg) {
     return PG_NARGS() > arg ? PG_GETARG_INT32(arg) : 0;
+}
+
+static const text *layout_arg(FunctionCallInfo fcinfo, int arg) {
+    return PG_NARGS() > arg ? PG_GETARG_TEXT_PP(arg) : nullptr;
 }
 
 // In cluster mode the definition is also registered cluster-wide (42710 on a conflict).
 Datum idgen_snowflake_check_definition(PG_FUNCTION_ARGS) {
     const int32 backfill_nodes = backfill_nodes_arg(fcinfo, 3);
+    const text *layout = layout_arg(fcinfo, 4);
     const int32 nodes = check_sequencer_definition(PG_GETARG_TEXT_PP(0), PG_GETARG_TIMESTAMPTZ(1),
-                                                   PG_GETARG_INT32(2), backfill_nodes);
+                                                   PG_GETARG_INT32(2), backfill_nodes, layout);
     if (ClusterShared *cluster = cluster_shared()) {
         char definition[kDefinitionText];
-        definition_text(unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1)) / 1000, nodes, backfill_nodes, definition);
+        definition_text(unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1)) / 1000, nodes, backfill_nodes,
+                        layout_width(layout), definition);
         cluster_register(cluster, text_to_cstring(PG_GETARG_TEXT_PP(0)), definition, nodes - backfill_nodes);
     }
     PG_RETURN_INT32(nodes);
@@ -237,14 +248,14 @@ Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
     PG_RETURN_VOID();
 }
 
-// (definitions table, definition id, max_nodes[, backfill_nodes]) -> node_bits, counter_bits,
-// node_id, state, ids_issued, last_id_time
+// (definitions table, definition id, max_nodes[, backfill_nodes[, layout]]) -> node_bits,
+// counter_bits, node_id, state, ids_issued, last_id_time
 Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     const Oid table = PG_GETARG_OID(0);
     const int64 definition_id = PG_GETARG_INT64(1);
     int node_bits = 0;
     check(snowflake::node_bits_for(PG_GETARG_INT32(2), &node_bits), "max_nodes");
-    const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3)};
+    const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3), layout_width(layout_arg(fcinfo, 4))};
 
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
@@ -284,7 +295,7 @@ Datum idgen_snowflake_attach(PG_FUNCTION_ARGS) {
     ClusterShared *cluster = require_cluster("snowflake_attach()");
     CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
     char definition[kDefinitionText];
-    definition_text(site->def.layout.epoch_unix_ms, site->def.max_nodes, site->def.layout.backfill_nodes, definition);
+    definition_text(site->def, definition);
     site->claim = nullptr;
     PG_RETURN_INT32(cluster_attach(cluster, site->def.name, definition,
                                    site->def.max_nodes - site->def.layout.backfill_nodes));

@@ -1,13 +1,13 @@
 // Fuzz target for the Snowflake layout functions that SQL callers reach with values of their
 // choosing: node_bits_for (max_nodes), check_epoch (a definition's epoch), decode (the
 // snowflake_timestamp/_node/_counter decoders, any int8) and min_id (snowflake_min_id, any
-// timestamptz, ±infinity included). The layout is made from the input too: 7 to 13 node bits
-// and any epoch from 1900 to 2262, so the arithmetic is tried with every layout a definition
-// can have, and decode and min_id must agree with each other and with the id layout.
+// timestamptz, ±infinity included). The layout is made from the input too: 7 to 13 node bits,
+// either width and any epoch from 1900 to 2262, so the arithmetic is tried with every layout a
+// definition can have, and decode and min_id must agree with each other and with the id layout.
 //
-// Input (big-endian, missing bytes zero): node bits byte, epoch (8, reduced into the range),
-// id (8), Unix microseconds (8), max_nodes (4), then for check_epoch a flags byte, the epoch
-// (8) and the wall clock (8).
+// Input (big-endian, missing bytes zero): node bits byte (its top bit: Width::bits64), epoch (8,
+// reduced into the range), id (8), Unix microseconds (8), max_nodes (4), then for check_epoch a
+// flags byte, the epoch (8) and the wall clock (8).
 #include "fuzz_support.hpp"
 #include "snowflake.hpp"
 
@@ -41,7 +41,7 @@ static void check_node_bits(int32_t max_nodes) {
 static void check_decode(const snowflake::Layout &l, int64_t id) {
     snowflake::Parts p{};
     const Status s = snowflake::decode(l, id, &p);
-    if (id < 0) {
+    if (id < 0 && l.width == snowflake::Width::bits63) {
         FUZZ_CHECK(!s.ok() && s.code == Errc::value_out_of_range);
         return;
     }
@@ -52,7 +52,8 @@ static void check_decode(const snowflake::Layout &l, int64_t id) {
     FUZZ_CHECK(p.counter >= 0 && p.counter < (int32_t{1} << cb));
     const int64_t ms = p.unix_ms - l.epoch_unix_ms;
     FUZZ_CHECK(ms >= 0 && ms <= snowflake::kMaxMillis);
-    FUZZ_CHECK((ms << snowflake::kNodeAndCounterBits | int64_t{p.node} << cb | p.counter) == id);
+    FUZZ_CHECK((static_cast<uint64_t>(ms) << l.node_and_counter_bits() | static_cast<uint64_t>(p.node) << cb |
+                static_cast<uint64_t>(p.counter)) == static_cast<uint64_t>(id));
 }
 
 static void check_min_id(const snowflake::Layout &l, int64_t unix_us) {
@@ -71,7 +72,7 @@ static void check_min_id(const snowflake::Layout &l, int64_t unix_us) {
         return;
     }
     FUZZ_CHECK(ms >= 0 && ms <= snowflake::kMaxMillis);
-    FUZZ_CHECK(id == ms << snowflake::kNodeAndCounterBits);
+    FUZZ_CHECK(static_cast<uint64_t>(id) == static_cast<uint64_t>(ms) << l.node_and_counter_bits());
     // ...so it decodes to that millisecond, node 0, counter 0.
     snowflake::Parts p{};
     FUZZ_CHECK(snowflake::decode(l, id, &p).ok());
@@ -80,7 +81,7 @@ static void check_min_id(const snowflake::Layout &l, int64_t unix_us) {
 
 // An epoch check_epoch accepts leaves room in the 41-bit field for the wall clock it was
 // checked against: min_id of that moment succeeds.
-static void check_epoch(int node_bits, int64_t epoch_us, int64_t now_us) {
+static void check_epoch(int node_bits, snowflake::Width width, int64_t epoch_us, int64_t now_us) {
     const Status s = snowflake::check_epoch(epoch_us, now_us);
     if (!s.ok()) {
         FUZZ_CHECK(s.code == Errc::invalid_parameter);
@@ -89,14 +90,16 @@ static void check_epoch(int node_bits, int64_t epoch_us, int64_t now_us) {
         return;
     }
     FUZZ_CHECK(epoch_us % 1000 == 0 && epoch_us <= now_us);
-    const snowflake::Layout l{epoch_us / 1000, node_bits};
+    const snowflake::Layout l{epoch_us / 1000, node_bits, 0, width};
     int64_t id = -1;
-    FUZZ_CHECK(snowflake::min_id(l, now_us, &id).ok() && id >= 0);
+    FUZZ_CHECK(snowflake::min_id(l, now_us, &id).ok() && (id >= 0 || width == snowflake::Width::bits64));
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz::Reader in(data, size);
-    const int node_bits = 7 + in.u8() % 7;
+    const uint8_t layout_byte = in.u8();
+    const int node_bits = 7 + (layout_byte & 0x7f) % 7;
+    const snowflake::Width width = layout_byte & 0x80 ? snowflake::Width::bits64 : snowflake::Width::bits63;
     const uint64_t epoch_span = static_cast<uint64_t>(kEpochMaxMs - kEpochMinMs) + 1;
     const int64_t epoch_ms = kEpochMinMs + static_cast<int64_t>(in.u64() % epoch_span);
     const int64_t id = in.i64();
@@ -112,11 +115,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                   : static_cast<int64_t>(static_cast<uint64_t>(kMinTimestamptzUnixUs) +
                                          raw_epoch % kTimestamptzSpan);
     if (flags & 2) check_epoch_us -= (check_epoch_us % 1000 + 1000) % 1000;
-    const snowflake::Layout layout{epoch_ms, node_bits};
-    FUZZ_CHECK(layout.counter_bits() == 22 - node_bits);
+    const snowflake::Layout layout{epoch_ms, node_bits, 0, width};
+    FUZZ_CHECK(layout.counter_bits() == (width == snowflake::Width::bits64 ? 23 : 22) - node_bits);
     check_node_bits(max_nodes);
     check_decode(layout, id);
     check_min_id(layout, unix_us);
-    check_epoch(node_bits, check_epoch_us, now_us);
+    check_epoch(node_bits, width, check_epoch_us, now_us);
     return 0;
 }
