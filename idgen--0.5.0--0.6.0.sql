@@ -78,19 +78,19 @@ DROP FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer);
 DROP VIEW @extschema@.snowflake_sequencers;
 DROP FUNCTION @extschema@._snowflake_state(oid, bigint, integer, integer);
 CREATE FUNCTION @extschema@._snowflake_state(definitions oid, definition_id bigint, max_nodes integer,
-        backfill_nodes integer, layout text,
+        backfill_nodes integer, layout text, name text,
         OUT node_bits integer, OUT counter_bits integer, OUT node_id integer, OUT state text,
         OUT ids_issued bigint, OUT last_id_time timestamptz)
     AS 'MODULE_PATHNAME', 'idgen_snowflake_state'
     LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._snowflake_state(oid, bigint, integer, integer, text) IS
+COMMENT ON FUNCTION @extschema@._snowflake_state(oid, bigint, integer, integer, text, text) IS
     'internal: the live state of a sequencer on this server, for the snowflake_sequencers view';
 
 CREATE VIEW @extschema@.snowflake_sequencers AS
 SELECT d.name, d.epoch, d.max_nodes, d.backfill_nodes, d.layout, s.node_bits, s.counter_bits, s.node_id,
        s.state, s.ids_issued, s.last_id_time
 FROM @extschema@.snowflake_definitions d,
-     LATERAL @extschema@._snowflake_state(d.tableoid, d.id, d.max_nodes, d.backfill_nodes, d.layout) s;
+     LATERAL @extschema@._snowflake_state(d.tableoid, d.id, d.max_nodes, d.backfill_nodes, d.layout, d.name) s;
 COMMENT ON VIEW @extschema@.snowflake_sequencers IS
     'Snowflake sequencers of this database and their state on this server (attached when this server can generate with them)';
 GRANT SELECT ON @extschema@.snowflake_sequencers TO PUBLIC;
@@ -99,3 +99,53 @@ COMMENT ON FUNCTION @extschema@.snowflake_min_id(text, timestamptz) IS
     'The smallest id any node can issue in the millisecond of ts (0 before the epoch): WHERE id >= snowflake_min_id(...) is an index range scan; in the snowcast layout ids from 34.8 years after the epoch on are negative and it is negative there too (README, Snowflake sequencers)';
 
 -- ---- end of the Snowflake layouts ------------------------------------------------------
+
+-- ---- Cluster mode (idgen.registry) ----------------------------------------------------------
+-- snowflake_drop names the sequencer to _snowflake_release, which destroys it cluster-wide.
+CREATE FUNCTION @extschema@._snowflake_release(definitions oid, definition_id bigint, name text) RETURNS void
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_release'
+    LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@._snowflake_release(oid, bigint, text) IS
+    'internal: frees the shared-memory slot of a dropped sequencer when the transaction commits, and in cluster mode destroys it cluster-wide';
+REVOKE ALL ON FUNCTION @extschema@._snowflake_release(oid, bigint, text) FROM PUBLIC;
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_drop(name text) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    dropped bigint;
+BEGIN
+    DELETE FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_drop.name RETURNING d.id INTO dropped;
+    IF dropped IS NULL THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = 'undefined_object';
+    END IF;
+    PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped, name);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.snowflake_drop(text) IS
+    'Drops a Snowflake sequencer; once the transaction commits, snowflake_next on it fails in every session (in cluster mode, on every server: destroyed)';
+DROP FUNCTION @extschema@._snowflake_release(oid, bigint);
+
+-- ---- Cluster mode (idgen.registry): attach, detach, the registry's state -----------------
+CREATE FUNCTION @extschema@.snowflake_attach(name text) RETURNS integer
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_attach'
+    LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@.snowflake_attach(text) IS
+    'Cluster mode: claims a node id of the sequencer for this server (the lowest free one) and returns it; 55000 when all its live node ids are held by other servers';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_attach(text) FROM PUBLIC;
+CREATE FUNCTION @extschema@.snowflake_detach(name text) RETURNS void
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_detach'
+    LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@.snowflake_detach(text) IS
+    'Cluster mode: gives this server''s node id of the sequencer back, so another server can take it; snowflake_next on it fails here until snowflake_attach';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_detach(text) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@._idgen_registry(
+        OUT state text, OUT node_id integer, OUT lease_id text, OUT lease_left interval,
+        OUT horizon timestamptz, OUT attaches bigint, OUT detaches bigint, OUT last_error text)
+    AS 'MODULE_PATHNAME', 'idgen_registry'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@._idgen_registry() IS 'internal: the row of the idgen_registry view';
+CREATE VIEW @extschema@.idgen_registry AS SELECT * FROM @extschema@._idgen_registry();
+COMMENT ON VIEW @extschema@.idgen_registry IS
+    'Cluster mode: this server''s lease in etcd (off, attaching, attached, detached), its node id, the time left before its own deadline, the registry horizon, attaches and detaches, and the last registry error';
+GRANT SELECT ON @extschema@.idgen_registry TO PUBLIC;

@@ -68,19 +68,19 @@ CREATE FUNCTION @extschema@._snowflake_check_definition(name text, epoch timesta
     LANGUAGE C STABLE STRICT;
 COMMENT ON FUNCTION @extschema@._snowflake_check_definition(text, timestamptz, integer, integer, text) IS
     'internal: validates a sequencer definition and returns max_nodes rounded up to a power of two';
-CREATE FUNCTION @extschema@._snowflake_release(definitions oid, definition_id bigint) RETURNS void
+CREATE FUNCTION @extschema@._snowflake_release(definitions oid, definition_id bigint, name text) RETURNS void
     AS 'MODULE_PATHNAME', 'idgen_snowflake_release'
     LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._snowflake_release(oid, bigint) IS
-    'internal: frees the shared-memory slot of a dropped sequencer when the transaction commits';
-REVOKE ALL ON FUNCTION @extschema@._snowflake_release(oid, bigint) FROM PUBLIC;
+COMMENT ON FUNCTION @extschema@._snowflake_release(oid, bigint, text) IS
+    'internal: frees the shared-memory slot of a dropped sequencer when the transaction commits, and in cluster mode destroys it cluster-wide';
+REVOKE ALL ON FUNCTION @extschema@._snowflake_release(oid, bigint, text) FROM PUBLIC;
 CREATE FUNCTION @extschema@._snowflake_state(definitions oid, definition_id bigint, max_nodes integer,
-        backfill_nodes integer, layout text,
+        backfill_nodes integer, layout text, name text,
         OUT node_bits integer, OUT counter_bits integer, OUT node_id integer, OUT state text,
         OUT ids_issued bigint, OUT last_id_time timestamptz)
     AS 'MODULE_PATHNAME', 'idgen_snowflake_state'
     LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._snowflake_state(oid, bigint, integer, integer, text) IS
+COMMENT ON FUNCTION @extschema@._snowflake_state(oid, bigint, integer, integer, text, text) IS
     'internal: the live state of a sequencer on this server, for the snowflake_sequencers view';
 
 CREATE FUNCTION @extschema@.snowflake_create(name text,
@@ -131,11 +131,11 @@ BEGIN
     IF dropped IS NULL THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = 'undefined_object';
     END IF;
-    PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped);
+    PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped, name);
 END
 $$;
 COMMENT ON FUNCTION @extschema@.snowflake_drop(text) IS
-    'Drops a Snowflake sequencer; once the transaction commits, snowflake_next on it fails in every session';
+    'Drops a Snowflake sequencer; once the transaction commits, snowflake_next on it fails in every session (in cluster mode, on every server: destroyed)';
 REVOKE ALL ON FUNCTION @extschema@.snowflake_drop(text) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.snowflake_next(name text) RETURNS bigint
@@ -169,7 +169,7 @@ CREATE VIEW @extschema@.snowflake_sequencers AS
 SELECT d.name, d.epoch, d.max_nodes, d.backfill_nodes, d.layout, s.node_bits, s.counter_bits, s.node_id,
        s.state, s.ids_issued, s.last_id_time
 FROM @extschema@.snowflake_definitions d,
-     LATERAL @extschema@._snowflake_state(d.tableoid, d.id, d.max_nodes, d.backfill_nodes, d.layout) s;
+     LATERAL @extschema@._snowflake_state(d.tableoid, d.id, d.max_nodes, d.backfill_nodes, d.layout, d.name) s;
 COMMENT ON VIEW @extschema@.snowflake_sequencers IS
     'Snowflake sequencers of this database and their state on this server (attached when this server can generate with them)';
 GRANT SELECT ON @extschema@.snowflake_sequencers TO PUBLIC;
@@ -298,6 +298,31 @@ CREATE VIEW @extschema@.idgen_state AS SELECT * FROM @extschema@._idgen_state();
 COMMENT ON VIEW @extschema@.idgen_state IS
     'One row per generator: this server''s role, the durable horizon and the WAL position that made it durable, how far ids run ahead of the wall clock, waits, errors, namespaces leased, and the state adopted at the last promotion or from a moved database';
 GRANT SELECT ON @extschema@.idgen_state TO PUBLIC;
+
+-- ---- Cluster mode (idgen.registry): attach, detach, the registry's state -----------------
+CREATE FUNCTION @extschema@.snowflake_attach(name text) RETURNS integer
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_attach'
+    LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@.snowflake_attach(text) IS
+    'Cluster mode: claims a node id of the sequencer for this server (the lowest free one) and returns it; 55000 when all its live node ids are held by other servers';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_attach(text) FROM PUBLIC;
+CREATE FUNCTION @extschema@.snowflake_detach(name text) RETURNS void
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_detach'
+    LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@.snowflake_detach(text) IS
+    'Cluster mode: gives this server''s node id of the sequencer back, so another server can take it; snowflake_next on it fails here until snowflake_attach';
+REVOKE ALL ON FUNCTION @extschema@.snowflake_detach(text) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@._idgen_registry(
+        OUT state text, OUT node_id integer, OUT lease_id text, OUT lease_left interval,
+        OUT horizon timestamptz, OUT attaches bigint, OUT detaches bigint, OUT last_error text)
+    AS 'MODULE_PATHNAME', 'idgen_registry'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@._idgen_registry() IS 'internal: the row of the idgen_registry view';
+CREATE VIEW @extschema@.idgen_registry AS SELECT * FROM @extschema@._idgen_registry();
+COMMENT ON VIEW @extschema@.idgen_registry IS
+    'Cluster mode: this server''s lease in etcd (off, attaching, attached, detached), its node id, the time left before its own deadline, the registry horizon, attaches and detaches, and the last registry error';
+GRANT SELECT ON @extschema@.idgen_registry TO PUBLIC;
 
 
 

@@ -34,7 +34,6 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_release);
 PG_FUNCTION_INFO_V1(idgen_snowflake_state);
 PG_FUNCTION_INFO_V1(idgen_snowflake_attach);
 PG_FUNCTION_INFO_V1(idgen_snowflake_detach);
-PG_FUNCTION_INFO_V1(idgen_snowflake_cluster_state);
 }
 
 // What one call site (one function expression in one query) remembers between calls, so
@@ -248,7 +247,7 @@ Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
     PG_RETURN_VOID();
 }
 
-// (definitions table, definition id, max_nodes[, backfill_nodes[, layout]]) -> node_bits,
+// (definitions table, definition id, max_nodes[, backfill_nodes[, layout[, name]]]) -> node_bits,
 // counter_bits, node_id, state, ids_issued, last_id_time
 Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     const Oid table = PG_GETARG_OID(0);
@@ -265,12 +264,24 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     bool nulls[6] = {false, false, false, false, false, false};
 
     SharedState *shared = shared_state_or_null();
-    const bool attached = shared != nullptr && snowflake::node_fits(layout, node_id);
     values[0] = Int32GetDatum(node_bits);
     values[1] = Int32GetDatum(layout.counter_bits());
-    values[2] = Int32GetDatum(node_id);
-    nulls[2] = node_id < 0;
-    values[3] = CStringGetTextDatum(attached ? "attached" : "detached");
+    ClusterShared *cluster = cluster_shared();
+    if (cluster != nullptr && PG_NARGS() > 5) {  // cluster mode: the node id this server holds for it
+        bool found = false;
+        const ClaimWord w = cluster_claim_word(cluster, text_to_cstring(PG_GETARG_TEXT_PP(5)), &found);
+        const bool attached = found && w.state() == ClaimState::attached &&
+                              registry::within_deadline(static_cast<int64_t>(atomic_load(&cluster->deadline_ns)), boottime_ns());
+        values[2] = Int32GetDatum(attached ? w.node() : 0);
+        nulls[2] = !attached;
+        values[3] = CStringGetTextDatum(attached ? "attached"
+                                        : found && w.state() == ClaimState::destroyed ? "destroyed" : "detached");
+    } else {
+        const bool attached = shared != nullptr && snowflake::node_fits(layout, node_id);
+        values[2] = Int32GetDatum(node_id);
+        nulls[2] = node_id < 0;
+        values[3] = CStringGetTextDatum(attached ? "attached" : "detached");
+    }
     const SequencerSlot *slot = shared ? find_sequencer_slot(shared, table, definition_id) : nullptr;
     const uint64_t issued = slot ? issued_total(shared, slot) : 0;
     values[4] = Int64GetDatum(static_cast<int64>(issued));
@@ -308,22 +319,4 @@ Datum idgen_snowflake_detach(PG_FUNCTION_ARGS) {
     const CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
     cluster_detach(cluster, site->def.name);
     PG_RETURN_VOID();
-}
-
-// (name) -> (node_id, state), no row without cluster mode: the sequencer's claim on this server.
-Datum idgen_snowflake_cluster_state(PG_FUNCTION_ARGS) {
-    ClusterShared *cluster = cluster_shared();
-    if (cluster == nullptr) PG_RETURN_NULL();
-    bool found = false;
-    const ClaimWord w = cluster_claim_word(cluster, text_to_cstring(PG_GETARG_TEXT_PP(0)), &found);
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-        elog(ERROR, "idgen: _snowflake_cluster_state must return a record");
-    desc = BlessTupleDesc(desc);
-    const bool attached = found && w.state() == ClaimState::attached &&
-                          registry::within_deadline(static_cast<int64_t>(atomic_load(&cluster->deadline_ns)), boottime_ns());
-    const char *state = attached ? "attached" : found && w.state() == ClaimState::destroyed ? "destroyed" : "detached";
-    Datum values[2] = {Int32GetDatum(attached ? w.node() : 0), CStringGetTextDatum(state)};
-    bool nulls[2] = {!attached, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
