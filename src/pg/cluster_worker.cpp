@@ -69,13 +69,14 @@ struct Worker {
     Held server;
     std::vector<Held> claims;
     std::vector<bool> registered;
+    std::vector<int64_t> retry_at_ns;  // per claim: when to look for a free node id again unasked
     int64_t next_refresh_ns = 0;
     bool usable = false;  // as last published to the view's counters
 
     Worker(ClusterShared *cs, SharedState *ss)
         : c(cs), s(ss), etcd(registry, std::max<long>(200, registry_lease_s * 1000L / 6)),
           prefix(std::string("/") + registry_cluster + "/"), lease(int64_t{registry_margin_ms} * 1000000),
-          claims(max_sequencers), registered(max_sequencers, false) {}
+          claims(max_sequencers), registered(max_sequencers, false), retry_at_ns(max_sequencers, 0) {}
 
     void note_error(const std::string &what) {
         LWLockAcquire(c->lock, LW_EXCLUSIVE);
@@ -337,9 +338,13 @@ struct Worker {
                     publish(i, ClaimState::detached, -1);
             }
             if ((requests & kDetach) && claims[i].held) release(i, ClaimState::detached);
+            // Asked (or once a second unasked, so that a node id that frees up is taken).
+            const int64_t now = boottime_ns();
             if (answer == ClaimAnswer::ok && wanted && registered[static_cast<size_t>(i)] && !claims[i].held &&
-                lease_id != 0 && !claim_node(i, live))
-                answer = ClaimAnswer::no_free_node;
+                lease_id != 0 && (requests != 0 || now >= retry_at_ns[static_cast<size_t>(i)])) {
+                retry_at_ns[static_cast<size_t>(i)] = now + 1000000000;
+                if (!claim_node(i, live)) answer = ClaimAnswer::no_free_node;
+            }
         }
         if (requests != 0) {
             LWLockAcquire(c->lock, LW_EXCLUSIVE);

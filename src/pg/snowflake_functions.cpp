@@ -153,6 +153,7 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                         errmsg("snowflake_at: %s must not be NULL", PG_ARGISNULL(0) ? "name" : "ts")));
     SharedState *shared = require_shared_state("snowflake_at()");
+    refuse_in_cluster_mode("snowflake_at()");
     const text *name = PG_GETARG_TEXT_PP(0);
     const CachedSequencer *site = sequencer_of(fcinfo, name);
     const snowflake::Layout layout = site->def.layout;
