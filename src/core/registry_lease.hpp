@@ -15,8 +15,8 @@
 //
 // A process frozen past its deadline (SIGSTOP, a VM paused, a long stall) wakes up detached:
 // the check compares the monotonic clock *now* with the deadline, so nothing it computed
-// before the freeze lets it issue. The monotonic clock must keep counting through a freeze;
-// the server layer reads CLOCK_BOOTTIME, which also counts a suspended machine.
+// before the freeze lets it issue. The monotonic clock keeps counting through a freeze
+// (CLOCK_MONOTONIC; it does not count a suspended machine, whose late ids the horizon covers).
 //
 // The deadline is not the only defence: a new holder of a node id also starts above the
 // horizon the old holder stored for it (registry_horizon.hpp), which holds even if a late id

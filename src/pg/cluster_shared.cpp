@@ -39,10 +39,21 @@ ClusterShared *cluster_shared() {
     return cluster;
 }
 
-int64_t boottime_ns() {
+static int64_t read_ns(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_BOOTTIME, &ts);
+    clock_gettime(clock, &ts);
     return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+int64_t monotonic_ns() {
+    return read_ns(CLOCK_MONOTONIC);
+}
+
+int64_t published_deadline_ns(int64_t deadline_ns) {
+    struct timespec res;
+    clock_getres(CLOCK_MONOTONIC_COARSE, &res);
+    const int64_t lag = int64_t{res.tv_sec} * 1000000000 + res.tv_nsec;
+    return deadline_ns > lag ? deadline_ns - lag : 0;
 }
 
 [[noreturn]] static void raise_detached(ClusterShared *c, const char *what, const char *why) {
@@ -61,15 +72,13 @@ int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen)
     *seen = ClaimWord{atomic_load(&c->server_word)};
     if (seen->state() != ClaimState::attached)
         raise_detached(c, what, "This server holds no node id in the registry.");
-    if (!registry::within_deadline(static_cast<int64_t>(atomic_load(&c->deadline_ns)), boottime_ns()))
-        raise_detached(c, what, "This server's lease was not renewed in time.");
     return seen->node();
 }
 
 bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what) {
     int64_t waiting_since = -1;
     for (;;) {
-        const int64_t now = boottime_ns();
+        const int64_t now = read_ns(CLOCK_MONOTONIC_COARSE);
         if (!registry::within_deadline(static_cast<int64_t>(atomic_load(&c->deadline_ns)), now))
             raise_detached(c, what, "This server's lease was not renewed in time.");
         if (registry::issuable(end_unix_us, static_cast<int64_t>(atomic_load(&c->horizon_us))))
@@ -127,7 +136,7 @@ static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *
     Latch *worker = c->worker_latch;
     LWLockRelease(c->lock);
     if (worker != nullptr) SetLatch(worker);
-    const int64_t started = boottime_ns();
+    const int64_t started = monotonic_ns();
     for (;;) {
         LWLockAcquire(c->lock, LW_SHARED);
         const bool done = claim->answered >= asked;
@@ -135,7 +144,7 @@ static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *
         strlcpy(detail, claim->detail, kErrorText);
         LWLockRelease(c->lock);
         if (done) return answer;
-        if (boottime_ns() - started > int64_t{max_wait_ms} * 1000000) return ClaimAnswer::none;
+        if (monotonic_ns() - started > int64_t{max_wait_ms} * 1000000) return ClaimAnswer::none;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 2, PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
@@ -186,8 +195,6 @@ int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, Cla
     *seen = ClaimWord{atomic_load(&claim->word)};
     switch (seen->state()) {
         case ClaimState::attached:
-            if (!registry::within_deadline(static_cast<int64_t>(atomic_load(&c->deadline_ns)), boottime_ns()))
-                raise_detached(c, what, "This server's lease was not renewed in time.");
             return seen->node();
         case ClaimState::destroyed:
             ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -4,8 +4,11 @@
 // (register a sequencer, attach, detach) waits for the worker's answer at most idgen.max_wait.
 //
 // Locking notes. Read by every generator call, no lock:
-// - deadline_ns: the lease's own deadline on CLOCK_BOOTTIME (registry_lease.hpp), 0 when
-//   none. Stored by the worker only.
+// - deadline_ns: the lease's own deadline (registry_lease.hpp) on CLOCK_MONOTONIC, less the
+//   resolution of CLOCK_MONOTONIC_COARSE, which the generators read it with (cluster_admit): a
+//   coarse reading lags the precise clock by less than its resolution, so a coarse reading
+//   below the published value is a precise one below the deadline. 0 when none. Stored by the
+//   worker only.
 // - horizon_us: the registry horizon (registry_horizon.hpp): stored in etcd for every node id
 //   this server holds before the worker publishes it. Raised by the worker only.
 // - server.word and each claim's word: a ClaimWord (state, node id, and a change count that
@@ -86,7 +89,7 @@ struct ClusterShared {
     int64_t lease_id;
     int64_t attaches;
     int64_t detaches;
-    int64_t attached_at_ns;  // CLOCK_BOOTTIME of the last attach (0: never)
+    int64_t attached_at_ns;  // monotonic_ns() of the last attach (0: never)
     char last_error[kErrorText];
     int claim_count;
     Claim claims[FLEXIBLE_ARRAY_MEMBER];
@@ -97,13 +100,15 @@ Size cluster_shared_size();
 void start_cluster_shared(LWLock *lock);
 ClusterShared *cluster_shared();  // nullptr without cluster mode
 
-// CLOCK_BOOTTIME in ns: monotonic, and counting a suspended machine.
-int64_t boottime_ns();
+// CLOCK_MONOTONIC in ns (the worker's send times, waits).
+int64_t monotonic_ns();
+// The published deadline of a lease whose deadline on monotonic_ns() is deadline_ns (0 stays 0).
+int64_t published_deadline_ns(int64_t deadline_ns);
 
 // ---- For the generators (no network, no lock) ----
 
 // The server's node id for a generator named `what`, and the word it was read from; 55000
-// "idgen is detached from the registry" unless attached and within the deadline.
+// "idgen is detached from the registry" unless attached (the deadline is cluster_admit's).
 int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen);
 
 // The claim of sequencer `name` with this server's `definition` (canonical JSON) and live node
@@ -116,7 +121,8 @@ int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, Cla
 
 // After a draw whose id ends at end_unix_us, made with the node id of word `seen` at `word`:
 // true if it may be handed out (waiting, at most idgen.max_wait, for the registry horizon to
-// cover it); false if the word changed (draw again); 55000 past the deadline.
+// cover it); false if the word changed (draw again); 55000 past the deadline, read on
+// CLOCK_MONOTONIC_COARSE (a few ns; a precise read would cost 20 ns per id).
 bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what);
 
 // ---- For the SQL functions ----

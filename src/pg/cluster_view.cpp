@@ -41,7 +41,7 @@ Datum idgen_registry(PG_FUNCTION_ARGS) {
     LWLockRelease(c->lock);
     const ClaimWord server{atomic_load(&c->server_word)};
     const int64_t deadline = static_cast<int64_t>(atomic_load(&c->deadline_ns));
-    const int64_t now = boottime_ns();
+    const int64_t now = monotonic_ns();
     const bool attached = server.state() == ClaimState::attached && registry::within_deadline(deadline, now);
     values[0] = CStringGetTextDatum(attached ? "attached" : attaches == 0 ? "attaching" : "detached");
     if (attached) {

@@ -226,7 +226,7 @@ struct Worker {
                 lease.answered(now, ttl * 1000);
             }
         }
-        atomic_store(&c->deadline_ns, static_cast<uint64_t>(lease.deadline_ns()));
+        atomic_store(&c->deadline_ns, static_cast<uint64_t>(published_deadline_ns(lease.deadline_ns())));
     }
 
     // The view's counters: an attach when the server's node id becomes usable, a detach when
@@ -339,7 +339,7 @@ struct Worker {
             }
             if ((requests & kDetach) && claims[i].held) release(i, ClaimState::detached);
             // Asked (or once a second unasked, so that a node id that frees up is taken).
-            const int64_t now = boottime_ns();
+            const int64_t now = monotonic_ns();
             if (answer == ClaimAnswer::ok && wanted && registered[static_cast<size_t>(i)] && !claims[i].held &&
                 lease_id != 0 && (requests != 0 || now >= retry_at_ns[static_cast<size_t>(i)])) {
                 retry_at_ns[static_cast<size_t>(i)] = now + 1000000000;
@@ -376,7 +376,7 @@ struct Worker {
     }
 
     void round() {
-        const int64_t now = boottime_ns();
+        const int64_t now = monotonic_ns();
         keep_lease(now);
         if (lease_id != 0 && lease.held(now)) {
             if (!server.held) claim_node(-1, snowflake::kMaxNodes);
@@ -389,7 +389,7 @@ struct Worker {
                                         generator_now_unix_ns(s) / 1000, reserve_us()))
                 advance(static_cast<int64_t>(atomic_load(&c->horizon_us)));
         }
-        count_transitions(boottime_ns());
+        count_transitions(monotonic_ns());
     }
 
     void shutdown() {
@@ -422,7 +422,7 @@ void idgen_cluster_worker_main(Datum) {
             ProcessConfigFile(PGC_SIGHUP);
         }
         worker->round();
-        const int64_t now = boottime_ns();
+        const int64_t now = monotonic_ns();
         const int64_t renew = worker->lease.renew_at_ns();
         long wait_ms = 100;
         if (renew > now && (renew - now) / 1000000 < wait_ms) wait_ms = static_cast<long>((renew - now) / 1000000) + 1;

@@ -272,7 +272,7 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
         bool found = false;
         const ClaimWord w = cluster_claim_word(cluster, text_to_cstring(PG_GETARG_TEXT_PP(5)), &found);
         const bool attached = found && w.state() == ClaimState::attached &&
-                              registry::within_deadline(static_cast<int64_t>(atomic_load(&cluster->deadline_ns)), boottime_ns());
+                              registry::within_deadline(static_cast<int64_t>(atomic_load(&cluster->deadline_ns)), monotonic_ns());
         values[2] = Int32GetDatum(attached ? w.node() : 0);
         nulls[2] = !attached;
         values[3] = CStringGetTextDatum(attached ? "attached"
