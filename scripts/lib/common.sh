@@ -23,7 +23,7 @@ IDGEN_PACKAGES=(
     build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib
     libgtest-dev libipc-run-perl faketime libfaketime python3
     libclang-rt-14-dev
-    patroni etcd-server python3-psycopg2
+    patroni etcd-server etcd-client python3-psycopg2
 )
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
