@@ -306,7 +306,7 @@ is_deeply([ sort grep { $_ ne 'none' } values %few ], [ 0 .. 3 ], 'few: four ser
 my @attached = grep { $few{ $_->name } ne 'none' } @servers;
 my @refused = grep { $few{ $_->name } eq 'none' } @servers;
 is(scalar(@refused), 2, 'few: two servers hold none');
-like($_->safe_psql('postgres', q{SELECT snowflake_next('few')}), qr/^\d+$/, $_->name . ': snowflake_next(few) works') for @attached;
+is(($_->psql('postgres', q{SELECT snowflake_next('few') > 0}))[1], 't', $_->name . ': snowflake_next(few) works') for @attached;
 refuses_all('few', $_, qr/ERROR:\s+55000: Snowflake sequencer "few" is detached on this server/, q{snowflake_next('few')})
   for @refused;
 my $freed = $few{ $attached[0]->name };
