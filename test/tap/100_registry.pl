@@ -11,10 +11,10 @@
 #      frozen one, woken, refuses or issues only under node ids of its own;
 #   5. a node id handed over to a server whose clock is 5 s behind: its ids stay above the
 #      previous holder's;
-#   6. a sequencer with four live node ids on six servers: two are refused until one gives
-#      its node id back;
-#   7. a sequencer defined differently elsewhere is refused (42710); a drop on one server
-#      destroys the sequencer on every server.
+#   6. a sequencer defined differently elsewhere is refused (42710); a drop on one server
+#      destroys the sequencer on every other server;
+#   7. a sequencer with four live node ids on six servers: two are refused until one gives
+#      its node id back.
 # Needs Debian's etcd-server and etcd-client (skipped without them).
 use strict;
 use warnings;
@@ -164,6 +164,13 @@ sub block_below {
     return @keys;
 }
 
+# How many of the Snowflake ids of $seq carry node id $node (asked on $s).
+sub ids_of_node {
+    my ($s, $seq, $node, @ids) = @_;
+    return $s->safe_psql('postgres',
+        "SELECT count(*) FROM unnest('{" . join(',', @ids) . "}'::bigint[]) id WHERE snowflake_node('$seq', id) = $node");
+}
+
 # ---- freezing a whole server ---------------------------------------------------------------
 my @frozen;    # processes stopped now: woken at the end whatever happens
 sub freeze {
@@ -255,9 +262,7 @@ is_deeply($errors->{ $s5->name } // [], [], 's5 made its ids all along');
 my @woken_rows = @{ $rows->{ $sleeper->name } // [] };
 is(scalar(grep { $_->[3] eq $held{server} } @woken_rows), 0, "woken server: no id made while it says it holds s5's server node id");
 my @woken_ids = map { $_->[0] } @woken_rows;
-is($s5->safe_psql('postgres', "SELECT count(*) FROM unnest('{" . join(',', @woken_ids) . "}'::bigint[]) id"
-        . " WHERE snowflake_node('orders', id) = $held{orders}"), 0,
-    "woken server: no Snowflake id under the node id s5 holds now");
+is(ids_of_node($s5, 'orders', $held{orders}, @woken_ids), 0, 'woken server: no Snowflake id under the node id s5 holds now');
 no_id_twice('woken server and s5', 'orders', $rows);
 reaches('woken server', $registry_state, 'attached', 60, $sleeper);
 reaches('woken server: orders', sequencer_state('orders'), 'attached', 10, $sleeper);
@@ -271,29 +276,47 @@ my $handover = q{snowflake_create('handover', '2024-01-01 00:00:00+00', 1024)};
 my $a = registry_server('a');
 $a->safe_psql('postgres', "SELECT $handover");
 reaches('a', sequencer_state('handover'), 'attached', 60, $a);
-my $n = sequencer_node($a, 'handover');
-my $from_a = generate_at_once('handover', 3000, $a);
-no_id_twice('a before the handover', 'handover', $from_a);
+# Nothing starts or stops between a's stop and b's start, so b's claims take the node ids a
+# gave back (the lowest free of each pool): the handover's and the server's.
+my %a_held = (handover => sequencer_node($a, 'handover'), server => registry_row($a)->{node_id});
+my @from_a = @{ generate_at_once('handover', 3000, $a)->{a} };
+no_id_twice('a before the handover', 'handover', { a => \@from_a });
 $a->stop;
-my $handover_keys = $etcd->get_prefix("/$prefix/");
-ok(!exists $handover_keys->{"/$prefix/node/handover/$n"}, "a's clean stop gave node id $n of handover back");
-ok(exists $handover_keys->{"/$prefix/horizon/handover/$n"}, "etcd keeps the horizon of handover's node id $n");
+my $after_a = $etcd->get_prefix("/$prefix/");
+for my $pool (sort keys %a_held) {
+    ok(!exists $after_a->{"/$prefix/node/$pool/$a_held{$pool}"}, "a's clean stop gave $pool node id $a_held{$pool} back");
+    ok(exists $after_a->{"/$prefix/horizon/$pool/$a_held{$pool}"}, "etcd keeps the horizon of $pool node id $a_held{$pool}");
+}
 my $b = registry_server('b', faketime => '-5');
 $b->safe_psql('postgres', "SELECT $handover");
 reaches('b (clock 5 s behind)', sequencer_state('handover'), 'attached', 60, $b);
-is(sequencer_node($b, 'handover'), $n, "b took node id $n of handover");
+is(sequencer_node($b, 'handover'), $a_held{handover}, "b took handover node id $a_held{handover}");
+is(registry_row($b)->{node_id}, $a_held{server}, "b took server node id $a_held{server}");
 my ($out, $tries) = psql_retry($b, 'postgres', generate_sql('handover', 3000));
 note("b generated after $tries attempts");
 my @from_b = parse_rows($out);
-my $max_a = max(map { $_->[0] } @{ $from_a->{a} });
-my $min_b = min(map { $_->[0] } @from_b);
-cmp_ok($min_b, '>', $max_a, "b's Snowflake ids (from $min_b) are all above a's (up to $max_a)");
-is($b->safe_psql('postgres', "SELECT count(*) FROM unnest('{" . join(',', map { $_->[0] } @from_b)
-        . "}'::bigint[]) id WHERE snowflake_node('handover', id) <> $n"), 0, "b's Snowflake ids all carry node id $n");
+# Same sequencer and node id (Snowflake), same server node id in the last digits (unique_timestamp):
+# b's values must start above a's.
+for my $col ([ 0, "snowflake_next('handover')" ], [ 2, 'unique_timestamp()' ]) {
+    my ($i, $gen) = @$col;
+    my ($max_a, $min_b) = (max(map { $_->[$i] } @from_a), min(map { $_->[$i] } @from_b));
+    cmp_ok($min_b, '>', $max_a, "b's $gen values (from $min_b) are all above a's (up to $max_a)");
+}
+is(ids_of_node($b, 'handover', $a_held{handover}, map { $_->[0] } @from_b), scalar(@from_b),
+    "b's Snowflake ids all carry node id $a_held{handover}");
 no_id_twice('b after the handover', 'handover', { b => \@from_b });
 push @servers, $b;
 
-# ---- 6. four live node ids, six servers ---------------------------------------------------------
+# ---- 6. a different definition elsewhere; a drop on one server --------------------------------
+like(psql_error($b, q{SELECT snowflake_create('orders', '2025-01-01 00:00:00+00', 1024)}), qr/ERROR:\s+42710:/,
+    "b: orders with another epoch than the cluster's: 42710");
+my @orders_servers = grep { $_->name ne 'b' } @servers;
+$orders_servers[0]->safe_psql('postgres', q{SELECT snowflake_drop('orders')});
+my @others = @orders_servers[1 .. $#orders_servers];
+reaches('orders dropped on ' . $orders_servers[0]->name, sequencer_state('orders'), 'destroyed', 10, @others);
+refuses_all('orders destroyed', $_, qr/ERROR:\s+55000:/, q{snowflake_next('orders')}) for @others;
+
+# ---- 7. four live node ids, six servers ---------------------------------------------------------
 # One epoch for all of them (now() differs between the servers).
 my $epoch = $servers[0]->safe_psql('postgres', q{SELECT date_trunc('second', now() - interval '1 day')});
 $_->safe_psql('postgres', "SELECT snowflake_create('few', '$epoch', max_nodes => 128, backfill_nodes => 124)") for @servers;
@@ -305,7 +328,7 @@ for (my $until = time + 10;; sleep(0.2)) {
 is_deeply([ sort grep { $_ ne 'none' } values %few ], [ 0 .. 3 ], 'few: four servers hold its four live node ids');
 my @attached = grep { $few{ $_->name } ne 'none' } @servers;
 my @refused = grep { $few{ $_->name } eq 'none' } @servers;
-is(scalar(@refused), 2, 'few: two servers hold none');
+is(scalar(@refused), 2, 'few: two servers hold none') or die 'few: the rest needs two servers without a node id';
 is(($_->psql('postgres', q{SELECT snowflake_next('few') > 0}))[1], 't', $_->name . ': snowflake_next(few) works') for @attached;
 refuses_all('few', $_, qr/ERROR:\s+55000: Snowflake sequencer "few" is detached on this server/, q{snowflake_next('few')})
   for @refused;
@@ -320,15 +343,6 @@ if (!%$taken) {
 is_deeply([ sort map { sequencer_node($_, 'few') } @refused ], [ sort($freed, 'none') ],
     "few: one of the two refused servers holds node id $freed now");
 is(sequencer_node($attached[0], 'few'), 'none', $attached[0]->name . ' stays detached from few');
-
-# ---- 7. a different definition elsewhere; a drop on one server --------------------------------
-like(psql_error($b, q{SELECT snowflake_create('orders', '2025-01-01 00:00:00+00', 1024)}), qr/ERROR:\s+42710:/,
-    "b: orders with another epoch than the cluster's: 42710");
-my @orders_servers = grep { $_->name ne 'b' } @servers;
-$orders_servers[0]->safe_psql('postgres', q{SELECT snowflake_drop('orders')});
-my @others = @orders_servers[1 .. $#orders_servers];
-reaches('orders dropped on ' . $orders_servers[0]->name, sequencer_state('orders'), 'destroyed', 10, @others);
-refuses_all('orders destroyed', $_, qr/ERROR:\s+55000:/, q{snowflake_next('orders')}) for @others;
 
 note(sprintf('100_registry: %.0f s in all', time - $test_started));
 $_->stop for @servers;
