@@ -11,6 +11,7 @@
 #   $etcd->client_urls;              # 'http://127.0.0.1:P1,...' for idgen.registry
 #   $etcd->kill_member(0); $etcd->start;
 #   $etcd->stop; $etcd->start;       # the same data directories: the keys are still there
+#   $etcd->kill_all; $etcd->start;   # the same, after SIGKILL
 #   $etcd->put('/k', 'v'); $etcd->get_prefix('/k');   # { '/k' => 'v' }
 package IdgenEtcd;
 
@@ -102,14 +103,21 @@ sub kill_member {
     delete $m->{harness};
 }
 
-# Stops every running member: SIGTERM, SIGKILL after $grace seconds (default 2: a leader whose
-# followers have gone spends some 7 s trying to hand its leadership over before it exits).
+# Kills every running member with SIGKILL: etcd is gone at one instant.
+sub kill_all {
+    my ($self) = @_;
+    $self->kill_member($_) for grep { $self->{members}[$_]{harness} } 0 .. $#{ $self->{members} };
+}
+
+# Stops every running member: SIGTERM, SIGKILL after $grace + 1 seconds (IPC::Run's kill_kill
+# waits a second more; default 1: a leader whose followers have gone spends some 7 s trying to
+# hand its leadership over before it exits).
 sub stop {
     my ($self, $grace) = @_;
     my @running = $self->_running;
     $_->{harness}->signal('TERM') for @running;
     for my $m (@running) {
-        $m->{harness}->kill_kill(grace => $grace // 2);
+        $m->{harness}->kill_kill(grace => $grace // 1);
         delete $m->{harness};
     }
 }

@@ -149,9 +149,23 @@ sub generate_for {
 }
 
 my $detached_error = qr/ERROR:\s+55000: idgen is detached from the registry/;
+# A refusal for want of a node id: the server's (detached) or the sequencer's (not claimed yet).
+sub no_node_error { my ($seq) = @_; return qr/$detached_error|ERROR:\s+55000: Snowflake sequencer "$seq" is detached on this server/; }
 sub refuses_all {
     my ($what, $s, $error, @exprs) = @_;
     like(psql_error($s, "SELECT $_"), $error, "$what: " . $s->name . ": $_ refused") for @exprs;
+}
+
+# The node ids $s holds, by etcd pool ('server', and 'sequencer/NAME' for each of @seqs).
+sub held_by {
+    my ($s, @seqs) = @_;
+    return { server => registry_row($s)->{node_id}, map { ("sequencer/$_" => sequencer_node($s, $_)) } @seqs };
+}
+# Whether etcd has the key of each node id in $held (as held_by returns), as [pool, 0|1].
+sub node_keys_present {
+    my ($held) = @_;
+    my $keys = $etcd->get_prefix("/$prefix/node/");
+    return map { [ $_, exists $keys->{"/$prefix/node/$_/$held->{$_}"} ? 1 : 0 ] } sort keys %$held;
 }
 
 # Puts a key (with no lease) on every node id of $pool below $id that nobody holds, so that $id
@@ -205,6 +219,8 @@ for my $s (@servers) {
     $orders_node{ $s->name } = $node;
 }
 is(scalar(keys %{ { reverse %orders_node } }), 4, 'four distinct node ids of orders');
+is_deeply([ sort keys %{ $etcd->get_prefix("/$prefix/node/sequencer/orders/") } ],
+    [ sort map { "/$prefix/node/sequencer/orders/$_" } values %orders_node ], 'etcd holds exactly those node ids of orders');
 no_id_twice('four servers at once', 'orders', generate_at_once('orders', 3000, @servers));
 
 # ---- 2. one etcd member killed -------------------------------------------------------------
@@ -222,8 +238,9 @@ is($etcd->get_prefix('/harness/')->{'/harness/probe'}, 'kept', 'one etcd member 
 $etcd->start;
 
 # ---- 3. all etcd members stopped, then back ----------------------------------------------------
-$etcd->stop;
-reaches('all etcd members stopped: detached', $registry_state, 'detached', $lease + 2, @servers);
+# Killed, so that etcd is gone at one instant (a graceful stop lets the leader linger on).
+$etcd->kill_all;
+reaches('all etcd members killed: detached', $registry_state, 'detached', $lease + 2, @servers);
 refuses_all('detached', $_, $detached_error, generators('orders')) for @servers;
 my $back = time;
 $etcd->start;
@@ -237,12 +254,11 @@ no_id_twice('after the registry came back', 'orders', generate_at_once('orders',
 
 # ---- 4. a server frozen beyond its lease ------------------------------------------------------
 my $sleeper = $servers[3];
-my %held = (server => registry_row($sleeper)->{node_id}, orders => sequencer_node($sleeper, 'orders'));
+my %held = %{ held_by($sleeper, 'orders') };
+my $orders_held = $held{'sequencer/orders'};
 freeze($sleeper);
 sleep(3 * $lease);
-my $nodes = $etcd->get_prefix("/$prefix/node/");
-ok(!exists $nodes->{"/$prefix/node/$_/$held{$_}"}, "frozen server: its lease expired, $_ node id $held{$_} is free")
-  for sort keys %held;
+ok(!$_->[1], "frozen server: its lease expired, $_->[0] node id $held{$_->[0]} is free") for node_keys_present(\%held);
 my @blockers = map { block_below($_, $held{$_}) } sort keys %held;
 note('keys put to make those the lowest free node ids: ' . scalar(@blockers));
 my $s5 = registry_server('s5');
@@ -250,24 +266,25 @@ $s5->safe_psql('postgres', "SELECT $orders");
 reaches('fifth server', $registry_state, 'attached', 60, $s5);
 reaches('fifth server: orders', sequencer_state('orders'), 'attached', 10, $s5);
 is(registry_row($s5)->{node_id}, $held{server}, "s5 took the frozen server's server node id $held{server}");
-is(sequencer_node($s5, 'orders'), $held{orders}, "s5 took the frozen server's orders node id $held{orders}");
+is(sequencer_node($s5, 'orders'), $orders_held, "s5 took the frozen server's orders node id $orders_held");
 $etcd->del($_) for @blockers;
 thaw();
 ($rows, $errors) = generate_for('orders', 2 * $lease, $sleeper, $s5);
 my @sleeper_errors = @{ $errors->{ $sleeper->name } // [] };
 note(sprintf('woken server: %d calls refused, %d made ids', scalar(@sleeper_errors), scalar(@{ $rows->{ $sleeper->name } // [] })));
-is(scalar(grep { !/$detached_error/ } @sleeper_errors), 0, 'woken server: every refusal is 55000 detached')
+my $refusal = no_node_error('orders');
+is(scalar(grep { !/$refusal/ } @sleeper_errors), 0, 'woken server: every refusal is 55000 for want of a node id')
   or diag(join("\n", @sleeper_errors));
 is_deeply($errors->{ $s5->name } // [], [], 's5 made its ids all along');
 my @woken_rows = @{ $rows->{ $sleeper->name } // [] };
 is(scalar(grep { $_->[3] eq $held{server} } @woken_rows), 0, "woken server: no id made while it says it holds s5's server node id");
 my @woken_ids = map { $_->[0] } @woken_rows;
-is(ids_of_node($s5, 'orders', $held{orders}, @woken_ids), 0, 'woken server: no Snowflake id under the node id s5 holds now');
+is(ids_of_node($s5, 'orders', $orders_held, @woken_ids), 0, 'woken server: no Snowflake id under the node id s5 holds now');
 no_id_twice('woken server and s5', 'orders', $rows);
 reaches('woken server', $registry_state, 'attached', 60, $sleeper);
 reaches('woken server: orders', sequencer_state('orders'), 'attached', 10, $sleeper);
 isnt(registry_row($sleeper)->{node_id}, $held{server}, 'woken server: another server node id than before');
-isnt(sequencer_node($sleeper, 'orders'), $held{orders}, 'woken server: another orders node id than before');
+isnt(sequencer_node($sleeper, 'orders'), $orders_held, 'woken server: another orders node id than before');
 no_id_twice('woken server and s5 at once', 'orders', generate_at_once('orders', 3000, $sleeper, $s5));
 push @servers, $s5;
 
@@ -278,19 +295,19 @@ $a->safe_psql('postgres', "SELECT $handover");
 reaches('a', sequencer_state('handover'), 'attached', 60, $a);
 # Nothing starts or stops between a's stop and b's start, so b's claims take the node ids a
 # gave back (the lowest free of each pool): the handover's and the server's.
-my %a_held = (handover => sequencer_node($a, 'handover'), server => registry_row($a)->{node_id});
+my %a_held = %{ held_by($a, 'handover') };
+my $handover_held = $a_held{'sequencer/handover'};
+ok($_->[1], "a's $_->[0] node id $a_held{$_->[0]} is in etcd") for node_keys_present(\%a_held);
 my @from_a = @{ generate_at_once('handover', 3000, $a)->{a} };
 no_id_twice('a before the handover', 'handover', { a => \@from_a });
 $a->stop;
-my $after_a = $etcd->get_prefix("/$prefix/");
-for my $pool (sort keys %a_held) {
-    ok(!exists $after_a->{"/$prefix/node/$pool/$a_held{$pool}"}, "a's clean stop gave $pool node id $a_held{$pool} back");
-    ok(exists $after_a->{"/$prefix/horizon/$pool/$a_held{$pool}"}, "etcd keeps the horizon of $pool node id $a_held{$pool}");
-}
+ok(!$_->[1], "a's clean stop gave $_->[0] node id $a_held{$_->[0]} back") for node_keys_present(\%a_held);
+my $horizons = $etcd->get_prefix("/$prefix/horizon/");
+ok(exists $horizons->{"/$prefix/horizon/$_/$a_held{$_}"}, "etcd keeps the horizon of $_ node id $a_held{$_}") for sort keys %a_held;
 my $b = registry_server('b', faketime => '-5');
 $b->safe_psql('postgres', "SELECT $handover");
 reaches('b (clock 5 s behind)', sequencer_state('handover'), 'attached', 60, $b);
-is(sequencer_node($b, 'handover'), $a_held{handover}, "b took handover node id $a_held{handover}");
+is(sequencer_node($b, 'handover'), $handover_held, "b took handover node id $handover_held");
 is(registry_row($b)->{node_id}, $a_held{server}, "b took server node id $a_held{server}");
 my ($out, $tries) = psql_retry($b, 'postgres', generate_sql('handover', 3000));
 note("b generated after $tries attempts");
@@ -302,8 +319,8 @@ for my $col ([ 0, "snowflake_next('handover')" ], [ 2, 'unique_timestamp()' ]) {
     my ($max_a, $min_b) = (max(map { $_->[$i] } @from_a), min(map { $_->[$i] } @from_b));
     cmp_ok($min_b, '>', $max_a, "b's $gen values (from $min_b) are all above a's (up to $max_a)");
 }
-is(ids_of_node($b, 'handover', $a_held{handover}, map { $_->[0] } @from_b), scalar(@from_b),
-    "b's Snowflake ids all carry node id $a_held{handover}");
+is(ids_of_node($b, 'handover', $handover_held, map { $_->[0] } @from_b), scalar(@from_b),
+    "b's Snowflake ids all carry node id $handover_held");
 no_id_twice('b after the handover', 'handover', { b => \@from_b });
 push @servers, $b;
 
