@@ -7,7 +7,8 @@
 #   2. one etcd member is killed: generation goes on for more than two lease times;
 #   3. all etcd members stop: every server detaches within the lease (+2 s slack) and refuses
 #      with 55000; etcd comes back and every server attaches again (the time is printed);
-#   4. a server is frozen (SIGSTOP) beyond its lease; a fifth server takes its node ids; the
+#   4. a server's registry worker alone is frozen: its backends refuse by themselves once the
+#      lease has run out; then the whole server is frozen (SIGSTOP) beyond its lease; a fifth server takes its node ids; the
 #      frozen one, woken, refuses or issues only under node ids of its own;
 #   5. a node id handed over to a server whose clock is 5 s behind: its ids stay above the
 #      previous holder's;
@@ -187,13 +188,14 @@ sub ids_of_node {
 
 # ---- freezing a whole server ---------------------------------------------------------------
 my @frozen;    # processes stopped now: woken at the end whatever happens
-sub freeze {
+sub freeze_pids { my (@pids) = @_; kill('STOP', @pids) == @pids or die "SIGSTOP @pids: $!"; push @frozen, @pids; }
+sub postmaster { my ($s) = @_; return (split /\n/, slurp_file($s->data_dir . '/postmaster.pid'))[0]; }
+sub freeze_server {
     my ($s) = @_;
-    my $pm = (split /\n/, slurp_file($s->data_dir . '/postmaster.pid'))[0];
-    kill 'STOP', $pm or die "SIGSTOP $pm: $!";    # first, so it forks no child meanwhile
+    my $pm = postmaster($s);
+    freeze_pids($pm);    # first, so it forks no child meanwhile
     my @children = split ' ', `pgrep -P $pm`;
-    kill 'STOP', @children;
-    @frozen = ($pm, @children);
+    freeze_pids(@children);
     note($s->name . ': postmaster and ' . scalar(@children) . ' children stopped');
 }
 sub thaw { kill 'CONT', reverse @frozen; @frozen = (); }
@@ -252,11 +254,24 @@ is($etcd->get_prefix('/harness/')->{'/harness/probe'}, 'kept', 'etcd kept its ke
 reaches('etcd back: orders', sequencer_state('orders'), 'attached', 10, @servers);
 no_id_twice('after the registry came back', 'orders', generate_at_once('orders', 3000, @servers));
 
-# ---- 4. a server frozen beyond its lease ------------------------------------------------------
+# ---- 4. a registry worker frozen, then a whole server frozen, beyond the lease -------------------
+# Only the worker: nothing tells the backends that the lease ran out, they must see it themselves.
+my $lonely = $servers[0];
+my @worker = split ' ', `pgrep -P @{[ postmaster($lonely) ]} -f 'idgen registry worker'`;
+is(scalar(@worker), 1, $lonely->name . ': one registry worker') or die 'no registry worker to freeze';
+freeze_pids(@worker);
+($rows, $errors) = generate_for('orders', $lease + 2, $lonely);
+no_id_twice('registry worker frozen', 'orders', $rows);
+is(scalar(grep { !/$detached_error/ } @{ $errors->{ $lonely->name } // [] }), 0, 'registry worker frozen: every refusal is 55000 detached');
+refuses_all('registry worker frozen for ' . ($lease + 2) . ' s', $lonely, $detached_error, generators('orders'));
+thaw();
+reaches('registry worker woken', $registry_state, 'attached', 60, $lonely);
+reaches('registry worker woken: orders', sequencer_state('orders'), 'attached', 10, $lonely);
+
 my $sleeper = $servers[3];
 my %held = %{ held_by($sleeper, 'orders') };
 my $orders_held = $held{'sequencer/orders'};
-freeze($sleeper);
+freeze_server($sleeper);
 sleep(3 * $lease);
 ok(!$_->[1], "frozen server: its lease expired, $_->[0] node id $held{$_->[0]} is free") for node_keys_present(\%held);
 my @blockers = map { block_below($_, $held{$_}) } sort keys %held;
