@@ -5,11 +5,11 @@
 # twice across the servers:
 #   1. four servers attach with distinct node ids and generate at once;
 #   2. one etcd member is killed: generation goes on for more than two lease times;
-#   3. all etcd members stop: every server detaches within the lease (+2 s slack) and refuses
-#      with 55000; etcd comes back and every server attaches again (the time is printed);
-#   4. a server's registry worker alone is frozen: its backends refuse by themselves once the
-#      lease has run out; then the whole server is frozen (SIGSTOP) beyond its lease; a fifth server takes its node ids; the
-#      frozen one, woken, refuses or issues only under node ids of its own;
+#   3. all etcd members are killed: every server detaches within the lease (+2 s slack) and
+#      refuses with 55000; etcd comes back and every server attaches again (the time is printed);
+#   4. a server's registry worker alone is frozen (SIGSTOP) beyond the lease: its backends
+#      refuse by themselves; then a whole server is frozen beyond its lease, a fifth server takes
+#      its node ids, and the frozen one, woken, refuses or issues only under node ids of its own;
 #   5. a node id handed over to a server whose clock is 5 s behind: its ids stay above the
 #      previous holder's;
 #   6. a sequencer defined differently elsewhere is refused (42710); a drop on one server
