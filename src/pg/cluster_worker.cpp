@@ -403,6 +403,7 @@ struct Worker {
 }  // namespace
 }  // namespace idgen::pg
 
+using namespace idgen;
 using namespace idgen::pg;
 
 void idgen_cluster_worker_main(Datum) {
@@ -411,10 +412,19 @@ void idgen_cluster_worker_main(Datum) {
     BackgroundWorkerUnblockSignals();
     ClusterShared *c = cluster_shared();
     SharedState *s = shared_state_or_null();
-    if (c == nullptr || s == nullptr) proc_exit(0);
+    if (c == nullptr || s == nullptr) proc_exit(0);  // not in cluster mode: never again
     static Worker *worker = new Worker(c, s);  // lives as long as the process
+    // A worker restarted after a failure knows nothing of its predecessor's lease, which etcd
+    // may expire any moment: nothing it published may stay in use. Every node id is withdrawn
+    // (claims go back to pending, so their next use asks to register and attach again), and
+    // the deadline cleared, before this worker publishes anything of its own.
+    atomic_store(&c->deadline_ns, uint64_t{0});
+    worker->publish(-1, ClaimState::detached, -1);
     LWLockAcquire(c->lock, LW_EXCLUSIVE);
     c->worker_latch = MyLatch;
+    for (int i = 0; i < c->claim_count; i++)
+        if (ClaimWord{atomic_load(&c->claims[i].word)}.state() != ClaimState::destroyed)
+            worker->publish(i, ClaimState::pending, -1);
     LWLockRelease(c->lock);
     while (!ShutdownRequestPending) {
         if (ConfigReloadPending) {
@@ -430,7 +440,7 @@ void idgen_cluster_worker_main(Datum) {
         ResetLatch(MyLatch);
     }
     worker->shutdown();
-    proc_exit(0);
+    proc_exit(1);  // not 0, which would unregister it: terminated alone, it starts again after 1 s
 }
 
 namespace idgen::pg {
