@@ -75,16 +75,15 @@ int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen)
     return seen->node();
 }
 
-bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what) {
-    int64_t waiting_since = -1;
+bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what,
+                   int64_t give_up_ns) {
     for (;;) {
         const int64_t now = read_ns(CLOCK_MONOTONIC_COARSE);
         if (!registry::within_deadline(static_cast<int64_t>(atomic_load(&c->deadline_ns)), now))
             raise_detached(c, what, "This server's lease was not renewed in time.");
         if (registry::issuable(end_unix_us, static_cast<int64_t>(atomic_load(&c->horizon_us))))
             return atomic_load(word) == seen.raw;
-        if (waiting_since < 0) waiting_since = now;
-        if (now - waiting_since > int64_t{max_wait_ms} * 1000000)
+        if (monotonic_ns() > give_up_ns)
             raise_detached(c, what, "The registry horizon did not move ahead of the ids in time.");
         pg_usleep(1000);
         CHECK_FOR_INTERRUPTS();
@@ -125,9 +124,13 @@ static Claim *find_or_add(ClusterShared *c, const char *name, const char *defini
     return claim;
 }
 
-// Leaves `requests` for the worker and waits for its answer (at most idgen.max_wait);
-// ClaimAnswer::none when it did not answer in time.
-static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *detail) {
+int64_t cluster_give_up_ns() {
+    return monotonic_ns() + int64_t{max_wait_ms} * 1000000;
+}
+
+// Leaves `requests` for the worker and waits for its answer until give_up_ns; ClaimAnswer::none
+// when it did not answer in time.
+static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *detail, int64_t give_up_ns) {
     LWLockAcquire(c->lock, LW_EXCLUSIVE);
     claim->requests |= requests;
     if (requests & kAttach) claim->wanted = true;
@@ -136,7 +139,6 @@ static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *
     Latch *worker = c->worker_latch;
     LWLockRelease(c->lock);
     if (worker != nullptr) SetLatch(worker);
-    const int64_t started = monotonic_ns();
     for (;;) {
         LWLockAcquire(c->lock, LW_SHARED);
         const bool done = claim->answered >= asked;
@@ -144,7 +146,7 @@ static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *
         strlcpy(detail, claim->detail, kErrorText);
         LWLockRelease(c->lock);
         if (done) return answer;
-        if (monotonic_ns() - started > int64_t{max_wait_ms} * 1000000) return ClaimAnswer::none;
+        if (monotonic_ns() > give_up_ns) return ClaimAnswer::none;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 2, PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
@@ -176,7 +178,9 @@ static void raise_answer(ClusterShared *c, ClaimAnswer answer, const char *name,
     }
 }
 
-Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
+// The claim of `name` for this server's `definition`: 42710 if this server tracks it with another
+// definition (one that is not being destroyed).
+static Claim *claim_with(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
     Claim *claim = find_or_add(c, name, definition, live_nodes);
     LWLockAcquire(c->lock, LW_SHARED);
     const bool same = strcmp(claim->definition, definition) == 0;
@@ -184,9 +188,15 @@ Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition,
     strlcpy(held, claim->definition, sizeof held);
     LWLockRelease(c->lock);
     if (!same) raise_answer(c, ClaimAnswer::conflict, name, definition, held);
+    return claim;
+}
+
+Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes,
+                     int64_t give_up_ns) {
+    Claim *claim = claim_with(c, name, definition, live_nodes);
     if (ClaimWord{atomic_load(&claim->word)}.state() == ClaimState::pending) {
         char detail[kErrorText];
-        raise_answer(c, ask(c, claim, kRegister | kAttach, detail), name, definition, detail);
+        raise_answer(c, ask(c, claim, kRegister | kAttach, detail, give_up_ns), name, definition, detail);
     }
     return claim;
 }
@@ -216,9 +226,11 @@ int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, Cla
 void cluster_register(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
     Claim *claim = find_or_add(c, name, definition, live_nodes);
     LWLockAcquire(c->lock, LW_EXCLUSIVE);
+    // Defined again after a destroy, or after a drop whose destroy the worker has not carried
+    // out yet (it does the destroy before this registration): this definition replaces the old.
     const bool redefine = ClaimWord{atomic_load(&claim->word)}.state() == ClaimState::destroyed ||
-                          claim->definition[0] == '\0';
-    if (redefine) {  // defined again after a destroy: this definition replaces the old one
+                          (claim->requests & kDestroy) != 0 || claim->definition[0] == '\0';
+    if (redefine) {
         strlcpy(claim->definition, definition, sizeof claim->definition);
         claim->live_nodes = live_nodes;
     }
@@ -227,14 +239,14 @@ void cluster_register(ClusterShared *c, const char *name, const char *definition
     LWLockRelease(c->lock);
     if (strcmp(held, definition) != 0) raise_answer(c, ClaimAnswer::conflict, name, definition, held);
     char detail[kErrorText];
-    raise_answer(c, ask(c, claim, kRegister | kCreate | kAttach, detail), name, definition, detail);
+    raise_answer(c, ask(c, claim, kRegister | kCreate | kAttach, detail, cluster_give_up_ns()), name, definition,
+                 detail);
 }
 
 int32_t cluster_attach(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
-    Claim *claim = cluster_claim(c, name, definition, live_nodes);
+    Claim *claim = claim_with(c, name, definition, live_nodes);
     char detail[kErrorText];
-    const ClaimAnswer answer = ask(c, claim, kAttach, detail);
-    raise_answer(c, answer, name, definition, detail);
+    raise_answer(c, ask(c, claim, kRegister | kAttach, detail, cluster_give_up_ns()), name, definition, detail);
     ClaimWord seen;
     return cluster_claim_node(c, claim, "snowflake_attach()", &seen);
 }
@@ -242,7 +254,7 @@ int32_t cluster_attach(ClusterShared *c, const char *name, const char *definitio
 void cluster_detach(ClusterShared *c, const char *name) {
     Claim *claim = find_or_add(c, name, nullptr, 0);
     char detail[kErrorText];
-    raise_answer(c, ask(c, claim, kDetach, detail), name, "", detail);
+    raise_answer(c, ask(c, claim, kDetach, detail, cluster_give_up_ns()), name, "", detail);
 }
 
 // Runs after the commit: it must not fail, so a full table only warns.

@@ -70,6 +70,7 @@ struct Worker {
     std::vector<Held> claims;
     std::vector<bool> registered;
     std::vector<int64_t> retry_at_ns;  // per claim: when to look for a free node id again unasked
+    std::vector<std::string> undeleted;  // node id keys given back whose delete failed: again each round
     int64_t next_refresh_ns = 0;
     bool usable = false;  // as last published to the view's counters
 
@@ -106,12 +107,39 @@ struct Worker {
         atomic_store(w, ClaimWord::next(ClaimWord{atomic_load(w)}, state, node).raw);
     }
 
-    // Gives node id of pool i back: withdrawn from the generators first, then the key deleted.
+    // Gives node id of pool i back (snowflake_detach, a destroy): withdrawn from the generators
+    // first; then its horizon lowered to what was really issued under it (the next holder starts
+    // there instead of a reserve ahead), and the key deleted.
     void release(int i, ClaimState state) {
         Held &h = held_of(i);
         publish(i, state, -1);
-        if (h.held && lease_id != 0 && !etcd.remove_if(h.node_key, identity)) note_error("giving a node id back");
+        if (h.held && lease_id != 0) {
+            store_last_horizon(h);
+            if (!etcd.remove_if(h.node_key, identity)) {
+                note_error("giving a node id back");
+                undeleted.push_back(h.node_key);
+            }
+        }
         h = Held{};
+    }
+
+    // Once node id h is withdrawn from the generators (its word changed, or the deadline is 0):
+    // every id issued under it was drawn from a position already taken, so the server's issued
+    // bound covers them, and so does the published horizon; the lower of the two is stored.
+    // It is at least the last holder's horizon, which the clocks were raised above on claim. If
+    // the write fails, the stored value stays the published horizon, which is higher: safe.
+    void store_last_horizon(const Held &h) {
+        const int64_t mark = std::min(issued_bound_unix_us(s), static_cast<int64_t>(atomic_load(&c->horizon_us)));
+        bool done = false;
+        if (!etcd.put_if(h.node_key, identity, h.horizon_key, std::to_string(mark), &done))
+            note_error("storing a node id's last horizon");
+    }
+
+    void retry_deletes() {
+        std::vector<std::string> failed;
+        for (const std::string &key : undeleted)
+            if (lease_id != 0 && !etcd.remove_if(key, identity)) failed.push_back(key);
+        undeleted.swap(failed);
     }
 
     int64_t reserve_us() const { return (int64_t{max_lead_ms} * 2 + int64_t{registry_lease_s} * 1000) * 1000; }
@@ -170,7 +198,18 @@ struct Worker {
             }
             const int64_t last = found ? strtoll(stored.c_str(), nullptr, 10) : 0;
             if (last > 0) take_over(last);
-            if (!advance(std::max<int64_t>(last, static_cast<int64_t>(atomic_load(&c->horizon_us))))) {
+            // The new node id's horizon must be at least the published one before it is used.
+            // Usually that is all: only its key is written. A last holder's horizon that runs past
+            // the reserve (we resume above it) moves the horizon of every node id held.
+            const int64_t published = static_cast<int64_t>(atomic_load(&c->horizon_us));
+            bool stored_ok = false;
+            if (registry::needs_advance(published, generator_now_unix_ns(s) / 1000, reserve_us())) {
+                stored_ok = advance(std::max(last, published));
+            } else if (!etcd.put_if(h.node_key, identity, h.horizon_key, std::to_string(published), &stored_ok)) {
+                note_error("storing the registry horizon");
+                stored_ok = false;
+            }
+            if (!stored_ok || !h.held) {
                 release(i, ClaimState::detached);
                 return false;
             }
@@ -249,6 +288,11 @@ struct Worker {
     static json definition_value(const json &definition, const char *state) {
         return json{{"definition", definition}, {"state", state}};
     }
+    static bool destroyed_value(const json &value) {
+        if (!value.is_object()) return false;
+        const auto state = value.find("state");
+        return state != value.end() && state->is_string() && *state == "destroyed";
+    }
 
     // kRegister: the cluster has this definition, or gets it.
     ClaimAnswer register_definition(int i, const std::string &definition_text, bool create, std::string *detail) {
@@ -268,7 +312,7 @@ struct Worker {
             }
             if (found) {
                 const json cur = json::parse(current, nullptr, false);
-                const bool destroyed = cur.is_object() && cur.contains("state") && cur["state"] == "destroyed";
+                const bool destroyed = destroyed_value(cur);
                 if (!destroyed) {
                     if (cur.is_object() && cur.contains("definition") && cur["definition"] == definition)
                         return ClaimAnswer::ok;
@@ -296,7 +340,7 @@ struct Worker {
         std::string current;
         if (!etcd.get(key, &found, &current)) return false;
         const json cur = json::parse(current, nullptr, false);
-        if (found && cur.is_object() && cur.contains("definition") && cur["state"] != "destroyed") {
+        if (found && cur.is_object() && cur.contains("definition") && !destroyed_value(cur)) {
             bool done = false;
             std::string seen;
             if (!etcd.swap(key, current, false, definition_value(cur["definition"], "destroyed").dump(), &done, &seen))
@@ -322,14 +366,16 @@ struct Worker {
 
         ClaimAnswer answer = ClaimAnswer::ok;
         std::string detail;
-        if (requests & kDestroy) {
-            if (!destroy(i)) {  // etcd unreachable: kept for the next round
-                LWLockAcquire(c->lock, LW_EXCLUSIVE);
-                claim->requests |= kDestroy;
-                LWLockRelease(c->lock);
-                note_error("destroying a sequencer");
-            }
-        } else {
+        // A destroy first: a drop committed before a create of the same name was asked.
+        if ((requests & kDestroy) && !destroy(i)) {  // etcd unreachable: kept for the next round
+            LWLockAcquire(c->lock, LW_EXCLUSIVE);
+            claim->requests |= kDestroy;
+            LWLockRelease(c->lock);
+            note_error("destroying a sequencer");
+            answer = ClaimAnswer::failed;
+            detail = "destroying the dropped sequencer first: " + etcd.error();
+        }
+        if (answer == ClaimAnswer::ok) {  // (after a destroy alone nothing below applies: not wanted)
             if ((requests & kRegister) && !definition.empty()) {
                 answer = register_definition(i, definition, (requests & kCreate) != 0, &detail);
                 registered[static_cast<size_t>(i)] = answer == ClaimAnswer::ok;
@@ -364,14 +410,21 @@ struct Worker {
             note_error("reading sequencer definitions");
             return;
         }
+        // A definition destroyed, or destroyed and defined otherwise, since we registered ours.
         for (const etcd::KeyValue &kv : defs) {
             const json cur = json::parse(kv.value, nullptr, false);
-            if (!cur.is_object() || !cur.contains("state") || cur["state"] != "destroyed") continue;
-            for (int i = 0; i < c->claim_count; i++)
-                if (registered[static_cast<size_t>(i)] && kv.key == prefix + "sequencer/" + escape(c->claims[i].name)) {
+            for (int i = 0; i < c->claim_count; i++) {
+                if (!registered[static_cast<size_t>(i)] || kv.key != prefix + "sequencer/" + escape(c->claims[i].name))
+                    continue;
+                LWLockAcquire(c->lock, LW_SHARED);
+                const json ours = json::parse(c->claims[i].definition, nullptr, false);
+                LWLockRelease(c->lock);
+                const bool same = cur.is_object() && cur.contains("definition") && cur["definition"] == ours;
+                if (destroyed_value(cur) || !same) {
                     release(i, ClaimState::destroyed);
                     registered[static_cast<size_t>(i)] = false;
                 }
+            }
         }
     }
 
@@ -383,7 +436,12 @@ struct Worker {
             LWLockAcquire(c->lock, LW_SHARED);
             const int count = c->claim_count;
             LWLockRelease(c->lock);
-            for (int i = 0; i < count; i++) serve(i);
+            for (int i = 0; i < count; i++) {
+                keep_lease(monotonic_ns());  // many claims in one round must not starve the lease
+                if (lease_id == 0) break;
+                serve(i);
+            }
+            retry_deletes();
             refresh(now);
             if (registry::needs_advance(static_cast<int64_t>(atomic_load(&c->horizon_us)),
                                         generator_now_unix_ns(s) / 1000, reserve_us()))
@@ -392,11 +450,16 @@ struct Worker {
         count_transitions(monotonic_ns());
     }
 
+    // At shutdown: every node id withdrawn (the deadline first), their last horizons stored,
+    // then the lease revoked (the keys go with it; the horizons stay).
     void shutdown() {
         if (lease_id == 0) return;
         atomic_store(&c->deadline_ns, uint64_t{0});
-        atomic_store(&c->server_word, ClaimWord::next(ClaimWord{atomic_load(&c->server_word)}, ClaimState::detached, -1).raw);
-        etcd.revoke(lease_id);  // the keys go with it; the horizons stay
+        for (int i = -1; i < max_sequencers; i++)
+            if (held_of(i).held) publish(i, ClaimState::detached, -1);
+        for (int i = -1; i < max_sequencers; i++)
+            if (held_of(i).held) store_last_horizon(held_of(i));
+        etcd.revoke(lease_id);
     }
 };
 
@@ -424,7 +487,7 @@ void idgen_cluster_worker_main(Datum) {
     c->worker_latch = MyLatch;
     for (int i = 0; i < c->claim_count; i++)
         if (ClaimWord{atomic_load(&c->claims[i].word)}.state() != ClaimState::destroyed)
-            worker->publish(i, ClaimState::pending, -1);
+            worker->publish(i, c->claims[i].wanted ? ClaimState::pending : ClaimState::detached, -1);
     LWLockRelease(c->lock);
     while (!ShutdownRequestPending) {
         if (ConfigReloadPending) {

@@ -172,6 +172,14 @@ void release_sequencer_at_commit(Oid table, int64 definition_id, const char *nam
     MemoryContextSwitchTo(old);
 }
 
+void keep_in_cluster_at_commit(const char *name) {
+    ListCell *lc;
+    foreach (lc, pending_releases) {
+        PendingRelease *release = static_cast<PendingRelease *>(lfirst(lc));
+        if (strcmp(release->name, name) == 0) release->name[0] = '\0';
+    }
+}
+
 static void follow_subtransaction(SubXactEvent event, SubTransactionId subxact, SubTransactionId parent,
                                   void *) {
     if (event != SUBXACT_EVENT_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB) return;

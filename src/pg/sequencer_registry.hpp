@@ -57,6 +57,12 @@ SequencerSlot *find_sequencer_slot(SharedState *state, Oid table, int64 definiti
 // aborts. A transaction that queued a release cannot be prepared (PREPARE raises 0A000).
 void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name);
 
+// snowflake_create of `name` after its drop in the same transaction (cluster mode): the name is
+// not destroyed cluster-wide at commit; the create registers it instead. If the create is then
+// rolled back to a savepoint and the drop commits, the name stays registered in the cluster
+// (not destroyed) until a later drop of it.
+void keep_in_cluster_at_commit(const char *name);
+
 // Registers the (sub)transaction callbacks behind release_sequencer_at_commit; from _PG_init.
 void register_sequencer_callbacks();
 

@@ -2,6 +2,7 @@
 // shmem_startup_hook (also after a crash restart, which reloads the horizon from disk).
 #include "shared_state.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <unistd.h>
@@ -274,6 +275,24 @@ void raise_generators(SharedState *s, int64_t floor_unix_us, bool lead) {
     // before, so that a call that starts after this returns hands out no position below the
     // floor (session_run.hpp, drop_if_raised).
     atomic_fetch_add(&s->clock_raises, 1);
+}
+
+int64_t issued_bound_unix_us(SharedState *s) {
+    const LiveGenerators *live = &s->live;
+    // Each live clock's next free position starts at or after the end of every position taken,
+    // and positions are taken before ids are handed out; a unit is at most a millisecond.
+    int64_t bound = std::max({uuid_v1::unix_us_of(atomic_load(&live->uuid_v1.next_free)),
+                              locality::unix_us_of(atomic_load(&live->locality.clock.next_free)),
+                              unique_ts::unix_us_of(unique_ts::Layout{unique_timestamp_digits},
+                                                    atomic_load(&live->unique_ts.next_free)),
+                              uuid_v7::unix_us_of(atomic_load(&live->uuid_v7.next_free))}) + 1000;
+    LWLockAcquire(s->slot_lock, LW_SHARED);
+    bound = std::max({bound, s->start_floor_us, s->released_bound_us});
+    for (int i = 0; i < s->slot_count; i++)
+        if (!s->slots[i].key.none())
+            bound = std::max(bound, snowflake::issued_bound_unix_us(s->slots[i].layout, s->slots[i].clock));
+    LWLockRelease(s->slot_lock);
+    return bound;
 }
 
 int64_t generator_now_unix_ns(const SharedState *s) {

@@ -197,6 +197,11 @@ void adopt_moved_horizon(SharedState *state, int64_t horizon_unix_us);
 // horizon_lock (it takes slot_lock).
 void raise_generators(SharedState *state, int64_t floor_unix_us, bool lead);
 
+// A Unix time at or after the end of every id any time-ordered generator of this server has
+// handed out or may still hand out from positions already taken (live clocks, sequencer slots,
+// released slots). Takes slot_lock.
+int64_t issued_bound_unix_us(SharedState *state);
+
 // The wall clock as the generators use it: now, or the lead floor if that is later.
 int64_t generator_now_unix_ns(const SharedState *state);
 

@@ -83,12 +83,12 @@ static void definition_text(const SequencerDefinition &def, char *out) {
 }
 
 // The sequencer's claim in cluster mode, registered and attached on first use.
-static Claim *claim_of(ClusterShared *cluster, CachedSequencer *site) {
+static Claim *claim_of(ClusterShared *cluster, CachedSequencer *site, int64_t give_up_ns) {
     if (site->claim == nullptr) {
         char definition[kDefinitionText];
         definition_text(site->def, definition);
         site->claim = cluster_claim(cluster, site->def.name, definition,
-                                    site->def.max_nodes - site->def.layout.backfill_nodes);
+                                    site->def.max_nodes - site->def.layout.backfill_nodes, give_up_ns);
     }
     return site->claim;
 }
@@ -99,7 +99,8 @@ static NodeSource sequencer_node(CachedSequencer *site) {
     NodeSource n;
     n.cluster = cluster_shared();
     if (n.cluster != nullptr) {
-        n.claim = claim_of(n.cluster, site);
+        n.give_up_ns = cluster_give_up_ns();
+        n.claim = claim_of(n.cluster, site, n.give_up_ns);
         n.read("snowflake_next()");
         return n;
     }
@@ -231,6 +232,7 @@ Datum idgen_snowflake_check_definition(PG_FUNCTION_ARGS) {
     const int32 nodes = check_sequencer_definition(PG_GETARG_TEXT_PP(0), PG_GETARG_TIMESTAMPTZ(1),
                                                    PG_GETARG_INT32(2), backfill_nodes, layout);
     if (ClusterShared *cluster = cluster_shared()) {
+        keep_in_cluster_at_commit(text_to_cstring(PG_GETARG_TEXT_PP(0)));
         char definition[kDefinitionText];
         definition_text(unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1)) / 1000, nodes, backfill_nodes,
                         layout_width(layout), definition);

@@ -27,8 +27,11 @@ Datum idgen_unique_timestamp(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("unique_timestamp(): node id %d does not fit in idgen.unique_timestamp_digits = %d digits",
                                node.node, unique_timestamp_digits),
-                        errhint("Set idgen.node_id to 0..%d, or idgen.unique_timestamp_digits to 3 for up to "
-                                "1,000 servers, and restart.", unique_ts::max_host(layout()))));
+                        node.cluster != nullptr
+                            ? errhint("In cluster mode the node id is the registry's: set idgen.unique_timestamp_digits "
+                                      "to 3 for up to 1,000 servers, and restart.")
+                            : errhint("Set idgen.node_id to 0..%d, or idgen.unique_timestamp_digits to 3 for up to "
+                                      "1,000 servers, and restart.", unique_ts::max_host(layout()))));
     static PositionRun run;
     const unique_ts::Next n = draw_until_issued(shared, Generator::unique_timestamp, "unique_timestamp()", [&](int64_t now_ns, Status *error) {
         return unique_ts::next(&shared->live.unique_ts, layout(), node.node, now_ns, max_lead_ms, error,

@@ -15,7 +15,11 @@
 #   6. a sequencer defined differently elsewhere is refused (42710); a drop on one server
 #      destroys the sequencer on every other server;
 #   7. a sequencer with four live node ids on six servers: two are refused until one gives
-#      its node id back.
+#      its node id back;
+#   8. what a server does to its own node ids: a drop and at once a create of the same name with
+#      another definition; ten detach/attach rounds that must not run the ids ahead of the clock
+#      (a node id given back stores what was really issued under it); its registry worker
+#      terminated alone, restarted, attached again without an id twice.
 # Needs Debian's etcd-server and etcd-client (skipped without them).
 use strict;
 use warnings;
@@ -375,6 +379,37 @@ if (!%$taken) {
 is_deeply([ sort map { sequencer_node($_, 'few') } @refused ], [ sort($freed, 'none') ],
     "few: one of the two refused servers holds node id $freed now");
 is(sequencer_node($attached[0], 'few'), 'none', $attached[0]->name . ' stays detached from few');
+
+# ---- 8. a server's own node ids: drop and re-create, detach/attach, its worker restarted ---------
+my ($one, $two) = @servers[0, 1];
+$_->safe_psql('postgres', q{SELECT snowflake_create('again', '2024-01-01 00:00:00+00', 128)}) for $one, $two;
+no_id_twice('again, first definition', 'again', generate_at_once('again', 2000, $one, $two));
+# The drop's destroy and the create's registration reach the worker in one round: it is stopped
+# while the drop commits and the create asks, and resumed before the create gives up
+# (idgen.max_wait, 1 s). The destroy must go first, and the create must not be taken for a
+# conflict with the definition being destroyed.
+my ($worker_one) = split ' ', `pgrep -P @{[ postmaster($one) ]} -f 'idgen registry worker'`;
+freeze_pids($worker_one);
+my $race = IPC::Run::start(['psql', '-X', '-At', '-d', $one->connstr('postgres'),
+    '-c', q{SELECT snowflake_drop('again')}, '-c', q{SELECT snowflake_create('again', '2025-01-01 00:00:00+00', 128)}],
+    '>', \my $race_out, '2>&1');
+sleep(0.4);
+thaw();
+$race->finish;
+unlike($race_out // '', qr/ERROR/, $one->name . ': a drop and at once a create with another epoch, the worker stopped '
+    . 'in between: accepted (the destroy goes first)') or diag($race_out);
+reaches('again redefined on ' . $one->name, sequencer_state('again'), 'attached', 10, $one);
+reaches('again redefined elsewhere', sequencer_state('again'), 'destroyed', 10, $two);
+my $lead = q{SELECT extract(epoch FROM snowflake_timestamp('again', x) - clock_timestamp()) FROM snowflake_next('again') x};
+$one->safe_psql('postgres', q{SELECT snowflake_detach('again'), snowflake_attach('again')}) for 1 .. 10;
+cmp_ok($one->safe_psql('postgres', $lead), '<', 2,
+    $one->name . ': after ten detach/attach rounds its ids are less than 2 s ahead of its clock');
+my ($worker) = split ' ', `pgrep -P @{[ postmaster($one) ]} -f 'idgen registry worker'`;
+ok(defined $worker && kill('TERM', $worker), $one->name . ': registry worker terminated');
+my $restarted = poll_all(q{SELECT attaches > 1 AND state = 'attached' FROM idgen_registry}, 't', 15, $one);
+ok(defined $restarted->{ $one->name }, $one->name . ': attached again after its worker restarted');
+$two->safe_psql('postgres', q{SELECT snowflake_drop('again'); SELECT snowflake_create('again', '2025-01-01 00:00:00+00', 128)});
+no_id_twice('after the worker restart', 'again', generate_at_once('again', 2000, $one, $two));
 
 note(sprintf('100_registry: %.0f s in all', time - $test_started));
 $_->stop for @servers;
