@@ -13,3 +13,4 @@ SELECT snowflake_attach('no_such_sequencer');
 SELECT snowflake_attach(NULL), snowflake_detach(NULL);
 SELECT name, node_id, state FROM snowflake_sequencers WHERE name = 'cluster_off';
 SELECT snowflake_drop('cluster_off');
+DROP EXTENSION idgen;

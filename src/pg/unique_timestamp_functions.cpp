@@ -25,8 +25,9 @@ Datum idgen_unique_timestamp(PG_FUNCTION_ARGS) {
     const Status fits = unique_ts::check_host(layout(), node.node);
     if (!fits.ok())
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("unique_timestamp(): node id %d does not fit in idgen.unique_timestamp_digits = %d digits",
-                               node.node, unique_timestamp_digits),
+                        errmsg("unique_timestamp(): %s %d does not fit in idgen.unique_timestamp_digits = %d digits",
+                               node.cluster != nullptr ? "the registry's node id" : "idgen.node_id", node.node,
+                               unique_timestamp_digits),
                         node.cluster != nullptr
                             ? errhint("In cluster mode the node id is the registry's: set idgen.unique_timestamp_digits "
                                       "to 3 for up to 1,000 servers, and restart.")
