@@ -68,6 +68,12 @@ int64_t published_deadline_ns(int64_t deadline_ns) {
                             "this server's lease. The server attaches again by itself.")));
 }
 
+bool gave_up(int64_t *give_up_ns) {
+    const int64_t now = monotonic_ns();
+    if (*give_up_ns == 0) *give_up_ns = now + int64_t{max_wait_ms} * 1000000;
+    return now > *give_up_ns;
+}
+
 int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen) {
     *seen = ClaimWord{atomic_load(&c->server_word)};
     if (seen->state() != ClaimState::attached)
@@ -76,14 +82,14 @@ int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen)
 }
 
 bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what,
-                   int64_t give_up_ns) {
+                   int64_t *give_up_ns) {
     for (;;) {
         const int64_t now = read_ns(CLOCK_MONOTONIC_COARSE);
         if (!registry::within_deadline(static_cast<int64_t>(atomic_load(&c->deadline_ns)), now))
             raise_detached(c, what, "This server's lease was not renewed in time.");
         if (registry::issuable(end_unix_us, static_cast<int64_t>(atomic_load(&c->horizon_us))))
             return atomic_load(word) == seen.raw;
-        if (monotonic_ns() > give_up_ns)
+        if (gave_up(give_up_ns))
             raise_detached(c, what, "The registry horizon did not move ahead of the ids in time.");
         pg_usleep(1000);
         CHECK_FOR_INTERRUPTS();
@@ -124,13 +130,9 @@ static Claim *find_or_add(ClusterShared *c, const char *name, const char *defini
     return claim;
 }
 
-int64_t cluster_give_up_ns() {
-    return monotonic_ns() + int64_t{max_wait_ms} * 1000000;
-}
-
-// Leaves `requests` for the worker and waits for its answer until give_up_ns; ClaimAnswer::none
-// when it did not answer in time.
-static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *detail, int64_t give_up_ns) {
+// Leaves `requests` for the worker and waits for its answer (gave_up); ClaimAnswer::none when it
+// did not answer in time.
+static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *detail, int64_t *give_up_ns) {
     LWLockAcquire(c->lock, LW_EXCLUSIVE);
     claim->requests |= requests;
     if (requests & kAttach) claim->wanted = true;
@@ -146,7 +148,7 @@ static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *
         strlcpy(detail, claim->detail, kErrorText);
         LWLockRelease(c->lock);
         if (done) return answer;
-        if (monotonic_ns() > give_up_ns) return ClaimAnswer::none;
+        if (gave_up(give_up_ns)) return ClaimAnswer::none;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 2, PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
@@ -192,7 +194,7 @@ static Claim *claim_with(ClusterShared *c, const char *name, const char *definit
 }
 
 Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes,
-                     int64_t give_up_ns) {
+                     int64_t *give_up_ns) {
     Claim *claim = claim_with(c, name, definition, live_nodes);
     if (ClaimWord{atomic_load(&claim->word)}.state() == ClaimState::pending) {
         char detail[kErrorText];
@@ -239,14 +241,15 @@ void cluster_register(ClusterShared *c, const char *name, const char *definition
     LWLockRelease(c->lock);
     if (strcmp(held, definition) != 0) raise_answer(c, ClaimAnswer::conflict, name, definition, held);
     char detail[kErrorText];
-    raise_answer(c, ask(c, claim, kRegister | kCreate | kAttach, detail, cluster_give_up_ns()), name, definition,
-                 detail);
+    int64_t give_up_ns = 0;
+    raise_answer(c, ask(c, claim, kRegister | kCreate | kAttach, detail, &give_up_ns), name, definition, detail);
 }
 
 int32_t cluster_attach(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
     Claim *claim = claim_with(c, name, definition, live_nodes);
     char detail[kErrorText];
-    raise_answer(c, ask(c, claim, kRegister | kAttach, detail, cluster_give_up_ns()), name, definition, detail);
+    int64_t give_up_ns = 0;
+    raise_answer(c, ask(c, claim, kRegister | kAttach, detail, &give_up_ns), name, definition, detail);
     ClaimWord seen;
     return cluster_claim_node(c, claim, "snowflake_attach()", &seen);
 }
@@ -254,7 +257,8 @@ int32_t cluster_attach(ClusterShared *c, const char *name, const char *definitio
 void cluster_detach(ClusterShared *c, const char *name) {
     Claim *claim = find_or_add(c, name, nullptr, 0);
     char detail[kErrorText];
-    raise_answer(c, ask(c, claim, kDetach, detail, cluster_give_up_ns()), name, "", detail);
+    int64_t give_up_ns = 0;
+    raise_answer(c, ask(c, claim, kDetach, detail, &give_up_ns), name, "", detail);
 }
 
 // Runs after the commit: it must not fail, so a full table only warns.

@@ -111,25 +111,26 @@ int64_t published_deadline_ns(int64_t deadline_ns);
 // "idgen is detached from the registry" unless attached (the deadline is cluster_admit's).
 int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen);
 
-// When a call that starts now gives up waiting for the registry: idgen.max_wait from now. One
-// call's waits (registering a sequencer, the registry horizon) share it.
-int64_t cluster_give_up_ns();
+// A call's waits for the registry (registering a sequencer, the registry horizon) share one
+// idgen.max_wait: *give_up_ns is 0 until the call first waits, then when it gives up. Whether
+// it is past that (monotonic_ns(), read only by a call that waits).
+bool gave_up(int64_t *give_up_ns);
 
 // The claim of sequencer `name` with this server's `definition` (canonical JSON) and live node
-// count: registered and attached on first use (waiting for the worker until give_up_ns).
+// count: registered and attached on first use (waiting for the worker: gave_up).
 // 42710 when the cluster defines it otherwise.
 Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes,
-                     int64_t give_up_ns);
+                     int64_t *give_up_ns);
 
 // The node id a claim holds for a draw by `what`; 55000 when detached or destroyed.
 int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen);
 
 // After a draw whose id ends at end_unix_us, made with the node id of word `seen` at `word`:
-// true if it may be handed out (waiting, until give_up_ns, for the registry horizon to cover
-// it); false if the word changed (draw again); 55000 past the deadline, read on
-// CLOCK_MONOTONIC_COARSE (a few ns; a precise read would cost 20 ns per id).
+// true if it may be handed out (waiting, gave_up, for the registry horizon to cover it); false
+// if the word changed (draw again); 55000 past the deadline, read on CLOCK_MONOTONIC_COARSE (a
+// few ns; a precise read would cost 20 ns per id).
 bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what,
-                   int64_t give_up_ns);
+                   int64_t *give_up_ns);
 
 // ---- For the SQL functions ----
 

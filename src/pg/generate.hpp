@@ -51,7 +51,7 @@ struct NodeSource {
     Claim *claim = nullptr;            // nullptr: the server's node id
     ClaimWord seen{};
     int32_t node = -1;
-    int64_t give_up_ns = 0;  // cluster mode: when this call stops waiting for the registry
+    int64_t give_up_ns = 0;  // cluster mode: gave_up's, for this call's waits for the registry
 
     void read(const char *what) {
         if (cluster == nullptr) node = node_id;
@@ -65,7 +65,6 @@ struct NodeSource {
 inline NodeSource server_node(const char *what) {
     NodeSource n;
     n.cluster = cluster_shared();
-    if (n.cluster != nullptr) n.give_up_ns = cluster_give_up_ns();
     n.read(what);
     return n;
 }
@@ -89,7 +88,7 @@ auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawF
             ensure_horizon(shared, n.end_unix_us, now_ns / 1000, what);
             ensure_carried_horizon(shared, n.end_unix_us, what);
             if (node == nullptr || node->cluster == nullptr ||
-                cluster_admit(node->cluster, node->word(), node->seen, n.end_unix_us, what, node->give_up_ns))
+                cluster_admit(node->cluster, node->word(), node->seen, n.end_unix_us, what, &node->give_up_ns))
                 return n;
             node->read(what);
             continue;

@@ -83,7 +83,7 @@ static void definition_text(const SequencerDefinition &def, char *out) {
 }
 
 // The sequencer's claim in cluster mode, registered and attached on first use.
-static Claim *claim_of(ClusterShared *cluster, CachedSequencer *site, int64_t give_up_ns) {
+static Claim *claim_of(ClusterShared *cluster, CachedSequencer *site, int64_t *give_up_ns) {
     if (site->claim == nullptr) {
         char definition[kDefinitionText];
         definition_text(site->def, definition);
@@ -99,8 +99,7 @@ static NodeSource sequencer_node(CachedSequencer *site) {
     NodeSource n;
     n.cluster = cluster_shared();
     if (n.cluster != nullptr) {
-        n.give_up_ns = cluster_give_up_ns();
-        n.claim = claim_of(n.cluster, site, n.give_up_ns);
+        n.claim = claim_of(n.cluster, site, &n.give_up_ns);
         n.read("snowflake_next()");
         return n;
     }
