@@ -26,13 +26,14 @@ Size cluster_shared_size() {
 }
 
 void start_cluster_shared(LWLock *lock) {
+    if (!registry_configured()) return;  // none requested: cluster stays nullptr
     bool found = false;
     ClusterShared *c = static_cast<ClusterShared *>(ShmemInitStruct("idgen cluster", cluster_shared_size(), &found));
     if (!found) {
         memset(static_cast<void *>(c), 0, cluster_shared_size());
         c->lock = lock;
     }
-    cluster = registry_configured() ? c : nullptr;
+    cluster = c;
 }
 
 ClusterShared *cluster_shared() {
@@ -109,7 +110,6 @@ static Claim *find_or_add_locked(ClusterShared *c, const char *name) {
     if (claim == nullptr && c->claim_count < max_sequencers) {
         claim = &c->claims[c->claim_count++];
         strlcpy(claim->name, name, sizeof claim->name);
-        claim->used = true;
     }
     return claim;
 }

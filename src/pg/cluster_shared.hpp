@@ -63,9 +63,10 @@ constexpr int kDefinitionText = 192;  // the definition as canonical JSON
 constexpr int kErrorText = 256;
 
 struct Claim {
-    // Under lock:
-    bool used;
+    // Set under lock when the claim is made (claims are never removed) and never changed after,
+    // so that a reader that took claim_count under lock may read it without:
     char name[NAMEDATALEN];
+    // Under lock:
     char definition[kDefinitionText];  // set when registered; changes only when defined again
     int32_t live_nodes;                // node ids 0 .. live_nodes - 1 are live (the rest backfill)
     bool wanted;                       // hold a node id (set by use and snowflake_attach)
@@ -95,7 +96,8 @@ struct ClusterShared {
     Claim claims[FLEXIBLE_ARRAY_MEMBER];
 };
 
-// Shared memory: size to request, and initialise (from shared_state.cpp's hooks).
+// Shared memory, in cluster mode only: size to request, and initialise (from shared_state.cpp's
+// hooks; without cluster mode nothing is requested and cluster_shared() stays nullptr).
 Size cluster_shared_size();
 void start_cluster_shared(LWLock *lock);
 ClusterShared *cluster_shared();  // nullptr without cluster mode

@@ -80,7 +80,7 @@ uint64_t issued_total(SharedState *s, const SequencerSlot *slot) {
 static void request_shared_state() {
     if (prev_shmem_request_hook) prev_shmem_request_hook();
     RequestAddinShmemSpace(shared_state_size());
-    RequestAddinShmemSpace(cluster_shared_size());
+    if (registry_configured()) RequestAddinShmemSpace(cluster_shared_size());
     RequestNamedLWLockTranche(kTrancheName, 5);
 }
 
