@@ -90,7 +90,6 @@ struct ClusterShared {
     int64_t lease_id;
     int64_t attaches;
     int64_t detaches;
-    int64_t attached_at_ns;  // monotonic_ns() of the last attach (0: never)
     char last_error[kErrorText];
     int claim_count;
     Claim claims[FLEXIBLE_ARRAY_MEMBER];

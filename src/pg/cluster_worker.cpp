@@ -19,6 +19,11 @@
 // - the deadline is published from the lease's own state after every answer, and withdrawn
 //   (0) before the lease is revoked at shutdown.
 // Nothing here holds an LWLock across a call to etcd.
+//
+// C++ objects (strings, JSON) live across calls that may raise a PostgreSQL error (LWLocks,
+// raise_generators): in a background worker without an exception stack such an error ends the
+// process (FATAL), so the objects a longjmp skips die with it; the postmaster starts a new worker,
+// which withdraws what this one published (idgen_cluster_worker_main).
 #include <string>
 #include <vector>
 
@@ -277,7 +282,6 @@ struct Worker {
         LWLockAcquire(c->lock, LW_EXCLUSIVE);
         if (usable) {
             c->attaches++;
-            c->attached_at_ns = now;
             c->last_error[0] = '\0';
         } else {
             c->detaches++;
@@ -401,7 +405,7 @@ struct Worker {
         }
     }
 
-    // Definitions destroyed elsewhere: read every second.
+    // Definitions destroyed, or destroyed and defined otherwise, elsewhere: read every second.
     void refresh(int64_t now) {
         if (now < next_refresh_ns) return;
         next_refresh_ns = now + 1000000000;
@@ -410,10 +414,12 @@ struct Worker {
             note_error("reading sequencer definitions");
             return;
         }
-        // A definition destroyed, or destroyed and defined otherwise, since we registered ours.
+        LWLockAcquire(c->lock, LW_SHARED);
+        const int count = c->claim_count;
+        LWLockRelease(c->lock);
         for (const etcd::KeyValue &kv : defs) {
             const json cur = json::parse(kv.value, nullptr, false);
-            for (int i = 0; i < c->claim_count; i++) {
+            for (int i = 0; i < count; i++) {
                 if (!registered[static_cast<size_t>(i)] || kv.key != prefix + "sequencer/" + escape(c->claims[i].name))
                     continue;
                 LWLockAcquire(c->lock, LW_SHARED);

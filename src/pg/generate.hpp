@@ -1,7 +1,7 @@
 // The loop every time-ordered generator runs for one id: read the wall clock (or the lead floor
 // after adopted state, generator_now_unix_ns), draw from the core, and then hand the id out
-// once the durable horizon (and this database's carried copy) covers it, or wait for the
-// clock, or raise the core's error. `draw(now_unix_ns, &error)` returns the core's one result
+// once the durable horizon (and this database's carried copy) covers it and, in cluster mode,
+// the registry admits it (NodeSource), or wait for the clock, or raise the core's error. `draw(now_unix_ns, &error)` returns the core's one result
 // shape, Drawn<Fields> (logical_clock.hpp). Everything alive across the ereport longjmps in
 // here is trivially destructible.
 #pragma once
