@@ -32,6 +32,12 @@ inline bool atomic_compare_exchange(uint64_t *word, uint64_t *expected, uint64_t
                                        __ATOMIC_SEQ_CST);
 }
 
+// A sequentially consistent fence: a store before it is seen by everyone before a load after it
+// reads (on x86-64 an mfence; the one ordering a release store does not give).
+inline void atomic_fence() noexcept {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 // Raises *word to at least value; returns the value it holds afterwards.
 inline uint64_t atomic_raise(uint64_t *word, uint64_t value) noexcept {
     uint64_t seen = atomic_load(word);

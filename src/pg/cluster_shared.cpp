@@ -217,11 +217,14 @@ int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, Cla
         case ClaimState::detached:
             break;
     }
+    LWLockAcquire(c->lock, LW_SHARED);
+    const int32_t live_nodes = claim->live_nodes;
+    LWLockRelease(c->lock);
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("Snowflake sequencer \"%s\" is detached on this server", claim->name),
                     errdetail("This server holds none of its %d live node ids: other servers hold them all, "
                               "it gave its node id back (snowflake_detach), or its lease was lost.",
-                              claim->live_nodes),
+                              live_nodes),
                     errhint("It attaches when a node id frees up; snowflake_attach('%s') asks now.", claim->name)));
 }
 
@@ -231,7 +234,7 @@ void cluster_register(ClusterShared *c, const char *name, const char *definition
     // Defined again after a destroy, or after a drop whose destroy the worker has not carried
     // out yet (it does the destroy before this registration): this definition replaces the old.
     const bool redefine = ClaimWord{atomic_load(&claim->word)}.state() == ClaimState::destroyed ||
-                          (claim->requests & kDestroy) != 0 || claim->definition[0] == '\0';
+                          (claim->requests & kDestroy) != 0 || claim->destroying || claim->definition[0] == '\0';
     if (redefine) {
         strlcpy(claim->definition, definition, sizeof claim->definition);
         claim->live_nodes = live_nodes;

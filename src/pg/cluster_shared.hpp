@@ -70,7 +70,8 @@ struct Claim {
     char definition[kDefinitionText];  // set when registered; changes only when defined again
     int32_t live_nodes;                // node ids 0 .. live_nodes - 1 are live (the rest backfill)
     bool wanted;                       // hold a node id (set by use and snowflake_attach)
-    uint32_t requests;                 // ClaimRequest bits not yet done
+    uint32_t requests;                 // ClaimRequest bits not yet taken by the worker
+    bool destroying;                   // the worker took a kDestroy and has not done it yet
     uint64_t asked;                    // bumped by every request
     uint64_t answered;                 // `asked` as of the worker's last answer
     ClaimAnswer answer;

@@ -21,9 +21,10 @@
 // Nothing here holds an LWLock across a call to etcd.
 //
 // C++ objects (strings, JSON) live across calls that may raise a PostgreSQL error (LWLocks,
-// raise_generators): in a background worker without an exception stack such an error ends the
-// process (FATAL), so the objects a longjmp skips die with it; the postmaster starts a new worker,
-// which withdraws what this one published (idgen_cluster_worker_main).
+// raise_generators): such an error longjmps to StartBackgroundWorker's handler, which reports it
+// and ends the process, so the objects the longjmp skips die with it (nothing is resumed over
+// them); the postmaster starts a new worker, which withdraws what this one published
+// (idgen_cluster_worker_main).
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ struct Held {
     bool held = false;
     int32_t node = -1;
     std::string node_key, horizon_key;
+    // Published to the generators: ids may have been issued under it. A node id claimed but
+    // never published (its claim failed half-way) had none, and its stored horizon, the last
+    // holder's, must stay as it is: it is never written on give-back.
+    bool published = false;
 };
 
 struct Worker {
@@ -119,7 +124,7 @@ struct Worker {
         Held &h = held_of(i);
         publish(i, state, -1);
         if (h.held && lease_id != 0) {
-            store_last_horizon(h);
+            if (h.published) store_last_horizon(h);
             if (!etcd.remove_if(h.node_key, identity)) {
                 note_error("giving a node id back");
                 undeleted.push_back(h.node_key);
@@ -128,16 +133,28 @@ struct Worker {
         h = Held{};
     }
 
-    // Once node id h is withdrawn from the generators (its word changed, or the deadline is 0):
-    // every id issued under it was drawn from a position already taken, so the server's issued
-    // bound covers them, and so does the published horizon; the lower of the two is stored.
-    // It is at least the last holder's horizon, which the clocks were raised above on claim. If
-    // the write fails, the stored value stays the published horizon, which is higher: safe.
-    void store_last_horizon(const Held &h) {
+    // Once published node id h is withdrawn from the generators (its word changed, or the
+    // deadline is 0): every id issued under it was drawn from a position already taken, so the
+    // server's issued bound covers them, and so does the published horizon; the lower of the two
+    // is stored. It is at least the last holder's horizon: the clocks were raised above it, and
+    // the horizon published at or above it, before h was published (claim_node). If the write
+    // fails, the stored value stays the published horizon, which is higher: safe. False when
+    // etcd did not answer.
+    //
+    // The fence: a backend draws (a sequentially consistent read-modify-write of a clock) and
+    // then loads the word and the deadline (cluster_admit); we store the word or the deadline
+    // and then load the clocks. Without a full fence between our store and our loads, both
+    // sides could read the other's old value (store buffering: x86 lets a load pass an earlier
+    // store), and an id above the bound we read would be handed out under the old node id. With
+    // it, either the backend's load sees the withdrawal (it draws again) or our loads see its
+    // draw.
+    bool store_last_horizon(const Held &h) {
+        atomic_fence();
         const int64_t mark = std::min(issued_bound_unix_us(s), static_cast<int64_t>(atomic_load(&c->horizon_us)));
         bool done = false;
-        if (!etcd.put_if(h.node_key, identity, h.horizon_key, std::to_string(mark), &done))
-            note_error("storing a node id's last horizon");
+        if (etcd.put_if(h.node_key, identity, h.horizon_key, std::to_string(mark), &done)) return true;
+        note_error("storing a node id's last horizon");
+        return false;
     }
 
     void retry_deletes() {
@@ -201,7 +218,12 @@ struct Worker {
                 release(i, ClaimState::detached);
                 return false;
             }
-            const int64_t last = found ? strtoll(stored.c_str(), nullptr, 10) : 0;
+            int64_t last = 0;
+            if (found && (!etcd::parse_int64(stored, &last) || last < 0)) {  // never guess below a horizon we cannot read
+                note_error("node id " + h.node_key + " has an unreadable horizon \"" + stored + "\"");
+                release(i, ClaimState::detached);
+                return false;
+            }
             if (last > 0) take_over(last);
             // The new node id's horizon must be at least the published one before it is used.
             // Usually that is all: only its key is written. A last holder's horizon that runs past
@@ -218,6 +240,7 @@ struct Worker {
                 release(i, ClaimState::detached);
                 return false;
             }
+            h.published = true;
             publish(i, ClaimState::attached, n);
             return true;
         }
@@ -240,6 +263,9 @@ struct Worker {
             }
         lease.lost();
         lease_id = 0;
+        LWLockAcquire(c->lock, LW_EXCLUSIVE);
+        c->lease_id = 0;
+        LWLockRelease(c->lock);
     }
 
     void keep_lease(int64_t now) {
@@ -366,26 +392,40 @@ struct Worker {
         const std::string definition = claim->definition;
         const int32_t live = claim->live_nodes;
         claim->requests = 0;
+        claim->destroying = (requests & kDestroy) != 0;  // a create meanwhile replaces the definition
         LWLockRelease(c->lock);
 
         ClaimAnswer answer = ClaimAnswer::ok;
         std::string detail;
         // A destroy first: a drop committed before a create of the same name was asked.
-        if ((requests & kDestroy) && !destroy(i)) {  // etcd unreachable: kept for the next round
+        if (requests & kDestroy) {
+            const bool destroyed = destroy(i);
             LWLockAcquire(c->lock, LW_EXCLUSIVE);
-            claim->requests |= kDestroy;
+            if (!destroyed) claim->requests |= kDestroy;  // etcd unreachable: kept for the next round
+            claim->destroying = false;
             LWLockRelease(c->lock);
-            note_error("destroying a sequencer");
-            answer = ClaimAnswer::failed;
-            detail = "destroying the dropped sequencer first: " + etcd.error();
+            if (!destroyed) {
+                note_error("destroying a sequencer");
+                answer = ClaimAnswer::failed;
+                detail = "destroying the dropped sequencer first: " + etcd.error();
+            }
         }
         if (answer == ClaimAnswer::ok) {  // (after a destroy alone nothing below applies: not wanted)
             if ((requests & kRegister) && !definition.empty()) {
+                const bool was_registered = registered[static_cast<size_t>(i)];
                 answer = register_definition(i, definition, (requests & kCreate) != 0, &detail);
-                registered[static_cast<size_t>(i)] = answer == ClaimAnswer::ok;
-                if (answer == ClaimAnswer::destroyed) publish(i, ClaimState::destroyed, -1);
-                else if (answer == ClaimAnswer::ok && ClaimWord{atomic_load(&claim->word)}.state() != ClaimState::attached)
-                    publish(i, ClaimState::detached, -1);
+                // Destroyed in the cluster, or (for a definition registered before) destroyed and
+                // defined otherwise, which refresh would find within a second: as refresh does,
+                // the node id goes back and the claim is destroyed. A failure (etcd unreachable)
+                // changes nothing: refresh keeps watching a registered definition.
+                if (answer == ClaimAnswer::destroyed || (answer == ClaimAnswer::conflict && was_registered)) {
+                    release(i, ClaimState::destroyed);
+                    registered[static_cast<size_t>(i)] = false;
+                } else if (answer == ClaimAnswer::ok) {
+                    registered[static_cast<size_t>(i)] = true;
+                    if (ClaimWord{atomic_load(&claim->word)}.state() != ClaimState::attached)
+                        publish(i, ClaimState::detached, -1);
+                }
             }
             if ((requests & kDetach) && claims[i].held) release(i, ClaimState::detached);
             // Asked (or once a second unasked, so that a node id that frees up is taken).
@@ -457,14 +497,19 @@ struct Worker {
     }
 
     // At shutdown: every node id withdrawn (the deadline first), their last horizons stored,
-    // then the lease revoked (the keys go with it; the horizons stay).
+    // then the lease revoked (the keys go with it; the horizons stay). A fast shutdown waits for
+    // this worker, and with etcd unreachable each call costs a timeout per endpoint: so nothing is
+    // written once the lease is past its deadline, and nothing more after the first call etcd
+    // does not answer. What is left undone is safe: a stored horizon not lowered stays the
+    // published one (higher), and the keys expire with the lease.
     void shutdown() {
         if (lease_id == 0) return;
         atomic_store(&c->deadline_ns, uint64_t{0});
         for (int i = -1; i < max_sequencers; i++)
             if (held_of(i).held) publish(i, ClaimState::detached, -1);
+        if (!lease.held(monotonic_ns())) return;
         for (int i = -1; i < max_sequencers; i++)
-            if (held_of(i).held) store_last_horizon(held_of(i));
+            if (held_of(i).published && !store_last_horizon(held_of(i))) return;
         etcd.revoke(lease_id);
     }
 };
@@ -509,6 +554,9 @@ void idgen_cluster_worker_main(Datum) {
         ResetLatch(MyLatch);
     }
     worker->shutdown();
+    LWLockAcquire(c->lock, LW_EXCLUSIVE);
+    c->worker_latch = nullptr;
+    LWLockRelease(c->lock);
     proc_exit(1);  // not 0, which would unregister it: terminated alone, it starts again after 1 s
 }
 

@@ -13,6 +13,15 @@ namespace idgen::pg::etcd {
 
 using nlohmann::json;
 
+bool parse_int64(const std::string &text, int64_t *v) {
+    char *end = nullptr;
+    errno = 0;
+    const long long parsed = std::strtoll(text.c_str(), &end, 10);
+    if (errno != 0 || end == text.c_str() || *end != '\0') return false;
+    *v = parsed;
+    return true;
+}
+
 namespace {
 
 const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -74,14 +83,7 @@ bool int_field(const json &j, const char *name, int64_t *v) {
         *v = it->get<int64_t>();
         return true;
     }
-    if (!it->is_string()) return false;
-    const std::string &s = it->get_ref<const std::string &>();
-    char *end = nullptr;
-    errno = 0;
-    const long long parsed = std::strtoll(s.c_str(), &end, 10);
-    if (errno != 0 || end == s.c_str() || *end != '\0') return false;
-    *v = parsed;
-    return true;
+    return it->is_string() && parse_int64(it->get_ref<const std::string &>(), v);
 }
 
 bool bool_field(const json &j, const char *name) {
@@ -112,6 +114,10 @@ json put_op(const std::string &key, const std::string &value, int64_t lease) {
 
 json value_is(const std::string &key, const std::string &value) {
     return json{{"key", b64(key)}, {"target", "VALUE"}, {"result", "EQUAL"}, {"value", b64(value)}};
+}
+
+json read_op(const std::string &key) {
+    return json{{"request_range", json{{"key", b64(key)}}}};
 }
 
 json absent(const std::string &key) {
@@ -208,11 +214,19 @@ bool Client::revoke(int64_t lease) {
     return call("/v3/lease/revoke", (json{{"ID", std::to_string(lease)}}), &r);
 }
 
+// A create whose answer was lost may have been applied, and is then tried again on the next
+// endpoint: the key found holding our own value (the caller's identity, unique per lease) was
+// created by us.
 bool Client::create(const std::string &key, const std::string &value, int64_t lease, bool *created) {
     json r;
-    const json txn{{"compare", json::array({absent(key)})}, {"success", json::array({put_op(key, value, lease)})}};
+    const json txn{{"compare", json::array({absent(key)})},
+                   {"success", json::array({put_op(key, value, lease)})},
+                   {"failure", json::array({read_op(key)})}};
     if (!call("/v3/kv/txn", txn, &r)) return false;
     *created = bool_field(r, "succeeded");
+    std::string current;
+    if (!*created && !failure_value(r, &current)) return false;
+    *created = *created || current == value;
     return true;
 }
 
@@ -231,12 +245,17 @@ bool Client::swap(const std::string &key, const std::string &expected, bool expe
     json r;
     const json txn{{"compare", json::array({expect_absent ? absent(key) : value_is(key, expected)})},
                    {"success", json::array({put_op(key, value, 0)})},
-                   {"failure", json::array({json{{"request_range", json{{"key", b64(key)}}}}})}};
+                   {"failure", json::array({read_op(key)})}};
     if (!call("/v3/kv/txn", txn, &r)) return false;
     *done = bool_field(r, "succeeded");
     current->clear();
-    if (*done) return true;
-    // responses[0].response_range.kvs[0].value, absent when the key is absent.
+    return *done || failure_value(r, current);
+}
+
+// The value a failed txn's one read (read_op) found: responses[0].response_range.kvs[0].value,
+// "" when the key is absent.
+bool Client::failure_value(const json &r, std::string *current) {
+    current->clear();
     const auto responses = r.find("responses");
     if (responses == r.end() || !responses->is_array() || responses->empty()) return true;
     const auto range = (*responses)[0].find("response_range");

@@ -22,6 +22,9 @@ struct KeyValue {
     int64_t lease = 0;
 };
 
+// A whole decimal int64 (etcd's int64 fields, the values idgen stores); false otherwise.
+bool parse_int64(const std::string &text, int64_t *v);
+
 class Client {
 public:
     // endpoints: "http://host:port" URLs, comma separated; timeout_ms per request.
@@ -34,7 +37,8 @@ public:
     bool grant(int64_t ttl_s, int64_t *lease, int64_t *granted_ttl_s);
     bool keep_alive(int64_t lease, int64_t *ttl_s);  // *ttl_s 0: the lease is gone
     bool revoke(int64_t lease);
-    // Creates key = value under the lease if no key exists; *created says whether it did.
+    // Creates key = value under the lease if no key exists; *created says whether it did (or the
+    // key already holds `value`: our own create, applied but its answer lost).
     bool create(const std::string &key, const std::string &value, int64_t lease, bool *created);
     // Puts key = value (no lease) if `guard` still holds `guard_value`; *done says whether.
     bool put_if(const std::string &guard, const std::string &guard_value, const std::string &key,
@@ -54,6 +58,7 @@ private:
     bool post(const std::string &path, const std::string &body, std::string *reply);
     // post() and parse: false (with error_) on a transport error, bad JSON or an error object.
     bool call(const std::string &path, const nlohmann::json &body, nlohmann::json *out);
+    bool failure_value(const nlohmann::json &r, std::string *current);
 
     std::vector<std::string> endpoints_;
     size_t current_ = 0;

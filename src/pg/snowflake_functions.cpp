@@ -82,9 +82,10 @@ static void definition_text(const SequencerDefinition &def, char *out) {
     definition_text(def.layout.epoch_unix_ms, def.max_nodes, def.layout.backfill_nodes, def.layout.width, out);
 }
 
-// The sequencer's claim in cluster mode, registered and attached on first use.
+// The sequencer's claim in cluster mode, registered and attached on first use, and again on the
+// first use after a registry worker restarted (it sets every claim back to pending).
 static Claim *claim_of(ClusterShared *cluster, CachedSequencer *site, int64_t *give_up_ns) {
-    if (site->claim == nullptr) {
+    if (site->claim == nullptr || ClaimWord{atomic_load(&site->claim->word)}.state() == ClaimState::pending) {
         char definition[kDefinitionText];
         definition_text(site->def, definition);
         site->claim = cluster_claim(cluster, site->def.name, definition,

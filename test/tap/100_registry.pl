@@ -19,7 +19,10 @@
 #   8. what a server does to its own node ids: a drop and at once a create of the same name with
 #      another definition; ten detach/attach rounds that must not run the ids ahead of the clock
 #      (a node id given back stores what was really issued under it); its registry worker
-#      terminated alone, restarted, attached again without an id twice.
+#      terminated alone, restarted, attached again without an id twice, and a session open
+#      across the restart attached again on its next call; a definition replaced elsewhere
+#      while its worker is stopped, then snowflake_attach here: 42710, and the old node id
+#      given back.
 # Needs Debian's etcd-server and etcd-client (skipped without them).
 use strict;
 use warnings;
@@ -194,6 +197,7 @@ sub ids_of_node {
 my @frozen;    # processes stopped now: woken at the end whatever happens
 sub freeze_pids { my (@pids) = @_; kill('STOP', @pids) == @pids or die "SIGSTOP @pids: $!"; push @frozen, @pids; }
 sub postmaster { my ($s) = @_; return (split /\n/, slurp_file($s->data_dir . '/postmaster.pid'))[0]; }
+sub registry_workers { my ($s) = @_; return split ' ', `pgrep -P @{[ postmaster($s) ]} -f 'idgen registry worker'`; }
 sub freeze_server {
     my ($s) = @_;
     my $pm = postmaster($s);
@@ -261,7 +265,7 @@ no_id_twice('after the registry came back', 'orders', generate_at_once('orders',
 # ---- 4. a registry worker frozen, then a whole server frozen, beyond the lease -------------------
 # Only the worker: nothing tells the backends that the lease ran out, they must see it themselves.
 my $lonely = $servers[0];
-my @worker = split ' ', `pgrep -P @{[ postmaster($lonely) ]} -f 'idgen registry worker'`;
+my @worker = registry_workers($lonely);
 is(scalar(@worker), 1, $lonely->name . ': one registry worker') or die 'no registry worker to freeze';
 freeze_pids(@worker);
 ($rows, $errors) = generate_for('orders', $lease + 2, $lonely);
@@ -388,7 +392,7 @@ no_id_twice('again, first definition', 'again', generate_at_once('again', 2000, 
 # while the drop commits and the create asks, and resumed before the create gives up
 # (idgen.max_wait, 1 s). The destroy must go first, and the create must not be taken for a
 # conflict with the definition being destroyed.
-my ($worker_one) = split ' ', `pgrep -P @{[ postmaster($one) ]} -f 'idgen registry worker'`;
+my ($worker_one) = registry_workers($one);
 freeze_pids($worker_one);
 my $race = IPC::Run::start(['psql', '-X', '-At', '-d', $one->connstr('postgres'),
     '-c', q{SELECT snowflake_drop('again')}, '-c', q{SELECT snowflake_create('again', '2025-01-01 00:00:00+00', 128)}],
@@ -404,12 +408,40 @@ my $lead = q{SELECT extract(epoch FROM snowflake_timestamp('again', x) - clock_t
 $one->safe_psql('postgres', q{SELECT snowflake_detach('again'), snowflake_attach('again')}) for 1 .. 10;
 cmp_ok($one->safe_psql('postgres', $lead), '<', 2,
     $one->name . ': after ten detach/attach rounds its ids are less than 2 s ahead of its clock');
-my ($worker) = split ' ', `pgrep -P @{[ postmaster($one) ]} -f 'idgen registry worker'`;
+# A session that used the sequencer before its server's worker restarted uses it after (the new
+# worker withdrew every node id: the session's next call must ask for one again).
+my $long = IPC::Run::start(['psql', '-X', '-At', '-d', $one->connstr('postgres'),
+    '-c', q{SELECT snowflake_next('again') > 0; SELECT pg_sleep(4); SELECT snowflake_next('again') > 0}],
+    '>', \my $long_out, '2>&1');
+sleep(0.5);
+my ($worker) = registry_workers($one);
 ok(defined $worker && kill('TERM', $worker), $one->name . ': registry worker terminated');
 my $restarted = poll_all(q{SELECT attaches > 1 AND state = 'attached' FROM idgen_registry}, 't', 15, $one);
 ok(defined $restarted->{ $one->name }, $one->name . ': attached again after its worker restarted');
+$long->finish;
+is($long_out // '', "t\n\nt\n", $one->name . ': a session open across the worker restart attaches again on its next call');
 $two->safe_psql('postgres', q{SELECT snowflake_drop('again'); SELECT snowflake_create('again', '2025-01-01 00:00:00+00', 128)});
 no_id_twice('after the worker restart', 'again', generate_at_once('again', 2000, $one, $two));
+
+# A sequencer dropped and defined otherwise elsewhere while this server's worker is stopped,
+# and snowflake_attach asked here before the worker's next look at the definitions: the answer
+# is the conflict, and the old definition's node id goes back (destroyed here too), not kept.
+my $old_node = sequencer_node($one, 'again');
+isnt($old_node, 'none', $one->name . ": holds node id $old_node of again");
+($worker) = registry_workers($one);
+freeze_pids($worker);
+$two->safe_psql('postgres', q{SELECT snowflake_drop('again'); SELECT snowflake_create('again', '2026-01-01 00:00:00+00', 128)});
+my $attach = IPC::Run::start(['psql', '-X', '-At', '-v', 'VERBOSITY=verbose', '-d', $one->connstr('postgres'),
+    '-c', q{SELECT snowflake_attach('again')}],
+    '>', \my $attach_out, '2>&1');
+sleep(0.3);
+thaw();
+$attach->finish;
+like($attach_out // '', qr/ERROR:\s+42710:/, $one->name . ': snowflake_attach of the old definition: 42710');
+reaches('again defined otherwise', sequencer_state('again'), 'destroyed', 5, $one);
+like(psql_error($one, q{SELECT snowflake_next('again')}), qr/ERROR:\s+55000:/, $one->name . ': the old definition refused');
+unlike($etcd->get_prefix("/$prefix/node/sequencer/again/")->{"/$prefix/node/sequencer/again/$old_node"} // '',
+    qr/ port @{[ $one->port ]} pid /, $one->name . ": gave node id $old_node of again back");
 
 note(sprintf('100_registry: %.0f s in all', time - $test_started));
 $_->stop for @servers;
