@@ -276,6 +276,10 @@ void cluster_destroy_at_commit(const char *name) {
                                  "on this server (idgen.max_sequencers)", name)));
         return;
     }
+    // The definition this server used is the one dropped: a definition the cluster has since
+    // taken from elsewhere (this server found its own destroyed) is not this drop's to destroy.
+    // Never used here since the server started: the cluster's, whichever it is.
+    strlcpy(claim->dropped, claim->definition, sizeof claim->dropped);
     claim->requests |= kDestroy;
     claim->wanted = false;
     ++claim->asked;

@@ -72,6 +72,7 @@ struct Claim {
     bool wanted;                       // hold a node id (set by use and snowflake_attach)
     uint32_t requests;                 // ClaimRequest bits not yet taken by the worker
     bool destroying;                   // the worker took a kDestroy and has not done it yet
+    char dropped[kDefinitionText];     // the definition a kDestroy destroys ('': whichever is there)
     uint64_t asked;                    // bumped by every request
     uint64_t answered;                 // `asked` as of the worker's last answer
     ClaimAnswer answer;

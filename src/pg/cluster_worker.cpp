@@ -25,6 +25,7 @@
 // and ends the process, so the objects the longjmp skips die with it (nothing is resumed over
 // them); the postmaster starts a new worker, which withdraws what this one published
 // (idgen_cluster_worker_main).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -195,10 +196,15 @@ struct Worker {
             note_error("reading node ids");
             return false;
         }
+        // A key of ours in a pool we hold nothing of is a claim whose answer was lost (create
+        // recognises it as ours): free to us. One given back whose delete failed is not: it
+        // goes (retry_deletes).
         std::vector<bool> used(static_cast<size_t>(live), false);
         for (const etcd::KeyValue &kv : taken) {
             const long n = strtol(kv.key.c_str() + kv.key.rfind('/') + 1, nullptr, 10);
-            if (n >= 0 && n < live) used[static_cast<size_t>(n)] = true;
+            const bool leftover = kv.value == identity &&
+                                  std::find(undeleted.begin(), undeleted.end(), kv.key) == undeleted.end();
+            if (n >= 0 && n < live && !leftover) used[static_cast<size_t>(n)] = true;
         }
         for (int32_t n = 0; n < live; n++) {
             if (used[static_cast<size_t>(n)]) continue;
@@ -222,7 +228,7 @@ struct Worker {
             if (found && (!etcd::parse_int64(stored, &last) || last < 0)) {  // never guess below a horizon we cannot read
                 note_error("node id " + h.node_key + " has an unreadable horizon \"" + stored + "\"");
                 release(i, ClaimState::detached);
-                return false;
+                continue;
             }
             if (last > 0) take_over(last);
             // The new node id's horizon must be at least the published one before it is used.
@@ -363,14 +369,17 @@ struct Worker {
         return ClaimAnswer::failed;
     }
 
-    // kDestroy: marks the definition destroyed in etcd and gives the node id back.
-    bool destroy(int i) {
+    // kDestroy: marks the definition destroyed in etcd, if it is the one dropped (`dropped`, ""
+    // for any), and gives the node id back.
+    bool destroy(int i, const std::string &dropped) {
         const std::string key = prefix + "sequencer/" + escape(c->claims[i].name);
         bool found = false;
         std::string current;
         if (!etcd.get(key, &found, &current)) return false;
         const json cur = json::parse(current, nullptr, false);
-        if (found && cur.is_object() && cur.contains("definition") && !destroyed_value(cur)) {
+        const bool ours = dropped.empty() || (cur.is_object() && cur.contains("definition") &&
+                                              cur["definition"] == json::parse(dropped, nullptr, false));
+        if (found && ours && cur.is_object() && cur.contains("definition") && !destroyed_value(cur)) {
             bool done = false;
             std::string seen;
             if (!etcd.swap(key, current, false, definition_value(cur["definition"], "destroyed").dump(), &done, &seen))
@@ -390,6 +399,7 @@ struct Worker {
         const uint64_t asked = claim->asked;
         const bool wanted = claim->wanted;
         const std::string definition = claim->definition;
+        const std::string dropped = claim->dropped;
         const int32_t live = claim->live_nodes;
         claim->requests = 0;
         claim->destroying = (requests & kDestroy) != 0;  // a create meanwhile replaces the definition
@@ -399,7 +409,7 @@ struct Worker {
         std::string detail;
         // A destroy first: a drop committed before a create of the same name was asked.
         if (requests & kDestroy) {
-            const bool destroyed = destroy(i);
+            const bool destroyed = destroy(i, dropped);
             LWLockAcquire(c->lock, LW_EXCLUSIVE);
             if (!destroyed) claim->requests |= kDestroy;  // etcd unreachable: kept for the next round
             claim->destroying = false;
@@ -536,9 +546,14 @@ void idgen_cluster_worker_main(Datum) {
     worker->publish(-1, ClaimState::detached, -1);
     LWLockAcquire(c->lock, LW_EXCLUSIVE);
     c->worker_latch = MyLatch;
-    for (int i = 0; i < c->claim_count; i++)
+    for (int i = 0; i < c->claim_count; i++) {
+        if (c->claims[i].destroying) {  // its predecessor died destroying it: done again
+            c->claims[i].destroying = false;
+            c->claims[i].requests |= kDestroy;
+        }
         if (ClaimWord{atomic_load(&c->claims[i].word)}.state() != ClaimState::destroyed)
             worker->publish(i, c->claims[i].wanted ? ClaimState::pending : ClaimState::detached, -1);
+    }
     LWLockRelease(c->lock);
     while (!ShutdownRequestPending) {
         if (ConfigReloadPending) {

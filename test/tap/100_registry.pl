@@ -22,7 +22,7 @@
 #      terminated alone, restarted, attached again without an id twice, and a session open
 #      across the restart attached again on its next call; a definition replaced elsewhere
 #      while its worker is stopped, then snowflake_attach here: 42710, and the old node id
-#      given back.
+#      given back; a drop here then leaves the cluster's new definition alone.
 # Needs Debian's etcd-server and etcd-client (skipped without them).
 use strict;
 use warnings;
@@ -442,6 +442,13 @@ reaches('again defined otherwise', sequencer_state('again'), 'destroyed', 5, $on
 like(psql_error($one, q{SELECT snowflake_next('again')}), qr/ERROR:\s+55000:/, $one->name . ': the old definition refused');
 unlike($etcd->get_prefix("/$prefix/node/sequencer/again/")->{"/$prefix/node/sequencer/again/$old_node"} // '',
     qr/ port @{[ $one->port ]} pid /, $one->name . ": gave node id $old_node of again back");
+# What the error's hint says there: snowflake_drop. It drops this server's definition, not the
+# one the cluster took from elsewhere: two's stays (two looks at the definitions every second).
+$one->safe_psql('postgres', q{SELECT snowflake_drop('again')});
+sleep(2.5);
+is($two->safe_psql('postgres', sequencer_state('again')), 'attached',
+    $one->name . ': its drop of the replaced definition left ' . $two->name . "'s attached");
+is(($two->psql('postgres', q{SELECT snowflake_next('again') > 0}))[1], 't', $two->name . ': snowflake_next(again) works');
 
 note(sprintf('100_registry: %.0f s in all', time - $test_started));
 $_->stop for @servers;
