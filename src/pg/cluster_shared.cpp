@@ -182,7 +182,7 @@ static void raise_answer(ClusterShared *c, ClaimAnswer answer, const char *name,
 
 // The claim of `name` for this server's `definition`: 42710 if this server tracks it with another
 // definition (one that is not being destroyed).
-static Claim *claim_with(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
+Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
     Claim *claim = find_or_add(c, name, definition, live_nodes);
     LWLockAcquire(c->lock, LW_SHARED);
     const bool same = strcmp(claim->definition, definition) == 0;
@@ -193,18 +193,17 @@ static Claim *claim_with(ClusterShared *c, const char *name, const char *definit
     return claim;
 }
 
-Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes,
-                     int64_t *give_up_ns) {
-    Claim *claim = claim_with(c, name, definition, live_nodes);
-    if (ClaimWord{atomic_load(&claim->word)}.state() == ClaimState::pending) {
-        char detail[kErrorText];
-        raise_answer(c, ask(c, claim, kRegister | kAttach, detail, give_up_ns), name, definition, detail);
-    }
-    return claim;
-}
-
-int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen) {
+int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen, int64_t *give_up_ns) {
     *seen = ClaimWord{atomic_load(&claim->word)};
+    if (seen->state() == ClaimState::pending) {  // first use, or first since the worker restarted
+        char definition[kDefinitionText];
+        LWLockAcquire(c->lock, LW_SHARED);
+        strlcpy(definition, claim->definition, sizeof definition);
+        LWLockRelease(c->lock);
+        char detail[kErrorText];
+        raise_answer(c, ask(c, claim, kRegister | kAttach, detail, give_up_ns), claim->name, definition, detail);
+        *seen = ClaimWord{atomic_load(&claim->word)};
+    }
     switch (seen->state()) {
         case ClaimState::attached:
             return seen->node();
@@ -249,12 +248,12 @@ void cluster_register(ClusterShared *c, const char *name, const char *definition
 }
 
 int32_t cluster_attach(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
-    Claim *claim = claim_with(c, name, definition, live_nodes);
+    Claim *claim = cluster_claim(c, name, definition, live_nodes);
     char detail[kErrorText];
     int64_t give_up_ns = 0;
     raise_answer(c, ask(c, claim, kRegister | kAttach, detail, &give_up_ns), name, definition, detail);
     ClaimWord seen;
-    return cluster_claim_node(c, claim, "snowflake_attach()", &seen);
+    return cluster_claim_node(c, claim, "snowflake_attach()", &seen, &give_up_ns);
 }
 
 void cluster_detach(ClusterShared *c, const char *name) {

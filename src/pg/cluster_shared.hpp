@@ -120,13 +120,13 @@ int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen)
 bool gave_up(int64_t *give_up_ns);
 
 // The claim of sequencer `name` with this server's `definition` (canonical JSON) and live node
-// count: registered and attached on first use (waiting for the worker: gave_up).
-// 42710 when the cluster defines it otherwise.
-Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes,
-                     int64_t *give_up_ns);
+// count; 42710 when this server tracks the name with another definition.
+Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes);
 
-// The node id a claim holds for a draw by `what`; 55000 when detached or destroyed.
-int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen);
+// The node id a claim holds for a draw by `what`. A pending claim (first use, or first use
+// since the registry worker restarted) is registered and attached first, waiting for the
+// worker (gave_up); 42710 when the cluster defines it otherwise; 55000 when detached or destroyed.
+int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen, int64_t *give_up_ns);
 
 // After a draw whose id ends at end_unix_us, made with the node id of word `seen` at `word`:
 // true if it may be handed out (waiting, gave_up, for the registry horizon to cover it); false

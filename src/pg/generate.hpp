@@ -56,7 +56,7 @@ struct NodeSource {
     void read(const char *what) {
         if (cluster == nullptr) node = node_id;
         else if (claim == nullptr) node = cluster_server_node(cluster, what, &seen);
-        else node = cluster_claim_node(cluster, claim, what, &seen);
+        else node = cluster_claim_node(cluster, claim, what, &seen, &give_up_ns);
     }
     const uint64_t *word() const { return claim ? &claim->word : &cluster->server_word; }
 };

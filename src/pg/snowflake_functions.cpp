@@ -82,14 +82,14 @@ static void definition_text(const SequencerDefinition &def, char *out) {
     definition_text(def.layout.epoch_unix_ms, def.max_nodes, def.layout.backfill_nodes, def.layout.width, out);
 }
 
-// The sequencer's claim in cluster mode, registered and attached on first use, and again on the
-// first use after a registry worker restarted (it sets every claim back to pending).
-static Claim *claim_of(ClusterShared *cluster, CachedSequencer *site, int64_t *give_up_ns) {
-    if (site->claim == nullptr || ClaimWord{atomic_load(&site->claim->word)}.state() == ClaimState::pending) {
+// The sequencer's claim in cluster mode (registered and attached by its first draw:
+// cluster_claim_node).
+static Claim *claim_of(ClusterShared *cluster, CachedSequencer *site) {
+    if (site->claim == nullptr) {
         char definition[kDefinitionText];
         definition_text(site->def, definition);
         site->claim = cluster_claim(cluster, site->def.name, definition,
-                                    site->def.max_nodes - site->def.layout.backfill_nodes, give_up_ns);
+                                    site->def.max_nodes - site->def.layout.backfill_nodes);
     }
     return site->claim;
 }
@@ -100,7 +100,7 @@ static NodeSource sequencer_node(CachedSequencer *site) {
     NodeSource n;
     n.cluster = cluster_shared();
     if (n.cluster != nullptr) {
-        n.claim = claim_of(n.cluster, site, &n.give_up_ns);
+        n.claim = claim_of(n.cluster, site);
         n.read("snowflake_next()");
         return n;
     }
