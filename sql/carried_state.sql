@@ -19,7 +19,7 @@ SELECT count(*) AS rows FROM reserved_state;
 SELECT kind, value >= 1 AS leased, bound > 0 AS bounded,
        writer = (SELECT system_identifier FROM pg_control_system()) AS written_here
 FROM reserved_state
-WHERE slot > 0 AND (kind = 1 OR (kind = 2 AND key = x'08002b010203'::bigint)
+WHERE slot > 0 AND (kind = 5 OR (kind = 6 AND key = x'08002b010203'::bigint)
                     OR (kind = 3 AND key = _backfill_space_key('carried')))
 ORDER BY kind;
 SELECT to_timestamp(value / 1e6) > now() AS horizon_reserved_ahead,
@@ -49,7 +49,14 @@ FROM reserved_state WHERE key = 12345;
 -- Every lease of a session reaches its row, not only the first: 25 ids on one microsecond of a
 -- given node take three namespaces (10 each), each carried before it is used.
 SELECT count(DISTINCT uuid_v1_at('2016-06-01 00:00:00+00', '08:00:2b:0a:0b:0c')) AS ids FROM generate_series(1, 25);
-SELECT value AS namespaces_carried FROM reserved_state WHERE slot > 0 AND kind = 2 AND key = x'08002b0a0b0c'::bigint;
+SELECT value AS namespaces_carried FROM reserved_state WHERE slot > 0 AND kind = 6 AND key = x'08002b0a0b0c'::bigint;
+
+-- A row of 0.6.0's dump (kind 2: a given node counted under the mapping that skipped the old
+-- server's live clock sequence) is taken over as the same node's space with one namespace
+-- more; its clock sequences up to 5 may hold the old server's UUIDs, so namespaces start at 6.
+INSERT INTO reserved_state VALUES (9, 2, x'08002b0d0e0f'::bigint, 5, 42, 3, 1);
+SELECT kind, value, bound, step FROM reserved_state WHERE slot > 0 AND key = x'08002b0d0e0f'::bigint;
+SELECT DISTINCT uuid_v1_clock_seq(uuid_v1_at('2016-06-01 00:00:00+00', '08:00:2b:0d:0e:0f')) AS first_clock_seq;
 
 -- The view: one row per generator, this server a primary.
 SELECT generator, role, durable_horizon IS NOT NULL AS has_horizon, horizon_lsn IS NOT NULL AS has_lsn,

@@ -17,6 +17,16 @@ bool raise_state(LeaseState *state, const LeaseState &to) noexcept {
     return true;
 }
 
+void from_skipping_mapping(LeaseSpace *space, LeaseState *state) noexcept {
+    if (space->kind == LeaseKind::uuid_given_skipping_live) {
+        space->kind = LeaseKind::uuid_given;
+        state->next++;
+    } else if (space->kind == LeaseKind::uuid_auto_skipping_live) {
+        space->kind = LeaseKind::uuid_auto;
+        if (state->bound != kBoundUnknown) state->bound++;
+    }
+}
+
 bool skip_lost(LeaseTable *table) noexcept {
     bool any = false;
     for (LeaseTable::Cell &c : table->cells) {

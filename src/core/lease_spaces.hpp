@@ -12,7 +12,19 @@
 
 namespace idgen::backfill {
 
-enum class LeaseKind : uint32_t { free = 0, uuid_auto = 1, uuid_given = 2, snowflake = 3, uuid_v7 = 4 };
+// Kinds 1 and 2 are version-1 UUID spaces counted under the mapping of 0.6.0 and before,
+// which skipped the live clock sequence of the server that made them; they are read (lease
+// files, WAL, carried rows of older versions) but never written: from_skipping_mapping turns
+// them into kinds 5 and 6, the fixed mapping of uuid_v1_backfill.hpp.
+enum class LeaseKind : uint32_t {
+    free = 0,
+    uuid_auto_skipping_live = 1,
+    uuid_given_skipping_live = 2,
+    snowflake = 3,
+    uuid_v7 = 4,
+    uuid_auto = 5,
+    uuid_given = 6,
+};
 
 // One id space: automatic UUID nodes, one given UUID node, one Snowflake sequencer name of one
 // database, the version-7 namespaces. The layout is that of the lease file (format 1 and 2).
@@ -94,6 +106,21 @@ void raise_bound(LeaseState *state, uint64_t offset, uint32_t step) noexcept;
 // Raises each field of `state` to at least that of `to`; false when it already covered `to`
 // (nothing changed).
 bool raise_state(LeaseState *state, const LeaseState &to) noexcept;
+
+// A space counted under the skipping mapping, as the same space under the fixed one, with a
+// state that covers every UUID made under the old one; any other space unchanged. The old
+// mapping used, for the live clock sequence L of whichever server leased (unknown here, and
+// different on each server the counters passed through):
+// - given node: namespace i was clock sequence i below L, i + 1 from L up. Namespaces below
+//   `next` so used clock sequences up to `next` (never above); the fixed mapping's namespace j
+//   is clock sequence j, so fresh namespaces start at next + 1. A recycled namespace j below
+//   that starts its offsets at the bound, above every offset any old namespace used.
+// - automatic node: the namespace (the node) is the same in both; offset o was tick o / 16,383
+//   and clock sequence c or c + 1 (c = o % 16,383), which the fixed mapping calls offset o or
+//   o + 1. Every old offset was below the bound, so every old UUID's fixed offset is at most the
+//   bound: raising the bound by one keeps recycled namespaces above them all. Fresh namespaces
+//   (from `next`) were never used.
+void from_skipping_mapping(LeaseSpace *space, LeaseState *state) noexcept;
 
 // After a failover with a margin: every space skips one namespace (the one the old primary may
 // have leased in WAL that never arrived) and moves its known bound one step (the step it may

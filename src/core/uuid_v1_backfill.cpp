@@ -21,10 +21,9 @@ Status check_time(int64_t unix_us) noexcept {
     return ticks_from_unix_micros(unix_us, &ticks);
 }
 
-// Clock sequence number `index` (0 .. kClockSeqs - 1) in increasing order, skipping the live one.
-static int32_t clock_seq_at(uint64_t index, int32_t live_clock_seq) noexcept {
-    const int32_t cs = static_cast<int32_t>(index);
-    return cs < live_clock_seq ? cs : cs + 1;
+uint64_t live_random_node(uint64_t drawn) noexcept {
+    constexpr uint64_t kLocalBit = uint64_t{1} << 41;
+    return reserved_node(drawn) ? drawn ^ kLocalBit : drawn;
 }
 
 static Status make(int64_t unix_us, uint64_t tick, int32_t clock_seq, uint64_t node, Uuid *out) noexcept {
@@ -37,25 +36,23 @@ static Status make(int64_t unix_us, uint64_t tick, int32_t clock_seq, uint64_t n
     return encode(Fields{ticks + tick, clock_seq, node}, out);
 }
 
-Status make_auto(int64_t unix_us, int32_t node_id, uint64_t lease, uint64_t offset,
-                 int32_t live_clock_seq, Uuid *out) noexcept {
+Status make_auto(int64_t unix_us, int32_t node_id, uint64_t lease, uint64_t offset, Uuid *out) noexcept {
     if (node_id < 0 || node_id >= (1 << kNodeIdBits))
         return Status::error(Errc::not_attached, "node id %d does not fit %d bits", node_id, kNodeIdBits);
     if (lease >= kAutoNamespaces || offset >= kAutoPerNamespace)
         return Status::error(Errc::exhausted, "automatic UUID namespace %llu does not exist",
                              static_cast<unsigned long long>(lease));
     const uint64_t node = kNodePrefix << 40 | static_cast<uint64_t>(node_id) << kLeaseBits | lease;
-    return make(unix_us, offset / kClockSeqs, clock_seq_at(offset % kClockSeqs, live_clock_seq), node, out);
+    return make(unix_us, offset / kClockSeqs, static_cast<int32_t>(offset % kClockSeqs), node, out);
 }
 
-Status make_given(int64_t unix_us, uint64_t node, uint64_t lease, uint64_t offset,
-                  int32_t live_clock_seq, Uuid *out) noexcept {
+Status make_given(int64_t unix_us, uint64_t node, uint64_t lease, uint64_t offset, Uuid *out) noexcept {
     Status s = check_given_node(node);
     if (!s.ok()) return s;
     if (lease >= kGivenNamespaces || offset >= kGivenPerNamespace)
         return Status::error(Errc::exhausted, "clock sequence namespace %llu does not exist",
                              static_cast<unsigned long long>(lease));
-    return make(unix_us, offset, clock_seq_at(lease, live_clock_seq), node, out);
+    return make(unix_us, offset, static_cast<int32_t>(lease), node, out);
 }
 
 }  // namespace idgen::uuid_v1::backfill

@@ -31,6 +31,8 @@ bool load_leases(LeaseTable *table, LeaseRuntime *runtime) {
                 table->cells[i] =
                     LeaseTable::Cell{v1.cells[i].space, LeaseState{v1.cells[i].next, kBoundUnknown, 1}};
     }
+    // Spaces counted under an older mapping are taken over once (written back on the next lease).
+    for (LeaseTable::Cell &c : table->cells) backfill::from_skipping_mapping(&c.space, &c.state);
     // Everything leased so far may be recycled, once a bound is known.
     for (int i = 0; i < kLeaseSpaces; i++) {
         const LeaseState &st = table->cells[i].state;
@@ -143,8 +145,8 @@ LeaseState lease_state(SharedState *s, const LeaseSpace &space) {
 
 // Raises the space's state to `to` (file, then WAL when `log`); the end of the record, or
 // InvalidXLogRecPtr when nothing was written. A full table is left alone: leasing refuses.
-static XLogRecPtr raise_lease_locked(SharedState *s, const LeaseSpace &space, const LeaseState &to, bool log,
-                                     bool recyclable) {
+static XLogRecPtr raise_lease_locked(SharedState *s, LeaseSpace space, LeaseState to, bool log, bool recyclable) {
+    backfill::from_skipping_mapping(&space, &to);  // WAL or rows of an older version
     // Over an unreadable file nothing is written: a file holding only this space would read as
     // complete after a restart and let the other spaces lease their namespaces again.
     if (s->leases_unreadable) return InvalidXLogRecPtr;

@@ -170,14 +170,27 @@ void ensure_carried_horizon(SharedState *s, int64_t end_unix_us, const char *wha
     carried_horizon_us = seen;
 }
 
-static bool same_space(const Row *row, const LeaseSpace &space) {
-    return row->slot != kHorizonRow && row->kind == static_cast<int32>(space.kind) &&
-           row->key == static_cast<int64>(space.key);
+// The space and state of a lease row as this version counts them: a row written under the
+// mapping of 0.6.0 and before (by an older version of this table, or restored from its dump)
+// reads as the same space under the fixed mapping, with its state raised to cover it
+// (from_skipping_mapping argues why that is enough).
+struct RowLease {
+    LeaseSpace space;
+    LeaseState state;
+};
+
+static RowLease lease_of(const Row &row) {
+    const LeaseKind kind = static_cast<LeaseKind>(row.kind);
+    RowLease l{LeaseSpace{kind, kind == LeaseKind::snowflake ? MyDatabaseId : InvalidOid, static_cast<uint64_t>(row.key)},
+               LeaseState{static_cast<uint64_t>(row.value), static_cast<uint32_t>(row.bound),
+                          static_cast<uint32_t>(row.step)}};
+    backfill::from_skipping_mapping(&l.space, &l.state);
+    return l;
 }
 
-static LeaseState lease_of(const Row &row) {
-    return LeaseState{static_cast<uint64_t>(row.value), static_cast<uint32_t>(row.bound),
-                      static_cast<uint32_t>(row.step)};
+static bool same_space(const Row *row, const LeaseSpace &space) {
+    return row->slot != kHorizonRow && row->kind != static_cast<int32>(LeaseKind::free) &&
+           lease_of(*row).space == space;
 }
 
 // What this backend last carried per space, and into which table: a carry that it covers is
@@ -212,15 +225,17 @@ void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &stat
     auto merge = [&](Row *row) {
         placed = true;
         const Row before = *row;
+        // Each field only moves up (a bound of 0.4.0's spaces, unknown, is the largest of all);
+        // the row's own state is read before its kind is rewritten (an older mapping's row
+        // reads raised).
+        now = lease_of(*row).state;
+        backfill::raise_state(&now, state);
         row->kind = static_cast<int32>(space.kind);
         row->key = static_cast<int64>(space.key);
-        // Each field only moves up (a bound of 0.4.0's spaces, unknown, is the largest of all).
-        const LeaseState had = lease_of(*row);
-        if (had.next < state.next) row->value = static_cast<int64>(state.next);
-        if (had.bound < state.bound) row->bound = static_cast<int32>(state.bound);
-        if (had.step < state.step) row->step = static_cast<int32>(state.step);
+        row->value = static_cast<int64>(now.next);
+        row->bound = static_cast<int32>(now.bound);
+        row->step = static_cast<int32>(now.step);
         row->writer = writer;
-        now = lease_of(*row);
         return memcmp(&before, row, sizeof before) != 0;  // written only when it moves
     };
     // The space's row; only when it has none (its first lease in this database), a free one.
@@ -242,11 +257,6 @@ void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &stat
     *slot = Carried{space, now, table_relid};  // durable: make_durable returned
 }
 
-static LeaseSpace space_of(const Row &row) {
-    const LeaseKind kind = static_cast<LeaseKind>(row.kind);
-    return LeaseSpace{kind, kind == LeaseKind::snowflake ? MyDatabaseId : InvalidOid, static_cast<uint64_t>(row.key)};
-}
-
 // Takes a row written elsewhere over into this server's state: the horizon through the
 // horizon's own protocol (file, WAL), the generators raised with the lead floor; a lease
 // counter raised in the lease table.
@@ -254,7 +264,8 @@ static void adopt_row(SharedState *s, const Row &row) {
     if (row.slot == kHorizonRow) {
         adopt_moved_horizon(s, row.value);
     } else if (row.kind != static_cast<int32>(LeaseKind::free)) {
-        raise_lease(s, space_of(row), lease_of(row));
+        const RowLease l = lease_of(row);
+        raise_lease(s, l.space, l.state);
     }
 }
 
@@ -315,7 +326,10 @@ Datum idgen_reserved_state_merge(PG_FUNCTION_ARGS) {
     if (row.slot == kHorizonRow)
         ensure_carried_horizon(s, row.value, "restoring idgen's reserved_state");
     else if (row.kind != static_cast<int32>(LeaseKind::free))
-        carry_lease(s, space_of(row), lease_of(row), "restoring idgen's reserved_state");
+    {
+        const RowLease l = lease_of(row);
+        carry_lease(s, l.space, l.state, "restoring idgen's reserved_state");
+    }
     return PointerGetDatum(nullptr);
 }
 

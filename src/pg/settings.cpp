@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "../core/mac_address.hpp"
+#include "../core/uuid_v1_backfill.hpp"
 #include "../core/snowflake.hpp"
 #include "postgres_api.hpp"
 
@@ -62,7 +63,12 @@ static const struct config_enum_entry orderings[] = {
 
 static bool check_uuid_node(char **value, void **, GucSource) {
     uint64_t mac = 0;
-    if (strcmp(*value, "random") == 0 || strcmp(*value, "mac") == 0 || parse_mac(*value, &mac)) return true;
+    if (strcmp(*value, "random") == 0 || strcmp(*value, "mac") == 0) return true;
+    if (parse_mac(*value, &mac) && uuid_v1::backfill::reserved_node(mac)) {
+        GUC_check_errdetail("Nodes 03:xx:xx:xx:xx:xx are reserved for the automatic nodes of uuid_v1_at().");
+        return false;
+    }
+    if (parse_mac(*value, &mac)) return true;
     GUC_check_errdetail("idgen.uuid_node must be 'random', 'mac' or a MAC address such as '02:00:5e:10:00:01'.");
     return false;
 }

@@ -10,6 +10,7 @@
 #include "../core/locality_clock.hpp"
 #include "../core/mac_address.hpp"
 #include "../core/unique_timestamp.hpp"
+#include "../core/uuid_v1_backfill.hpp"
 #include "../core/uuid_v1_clock.hpp"
 #include "../core/uuid_v7_clock.hpp"
 #include "carried_state.hpp"
@@ -90,7 +91,7 @@ static void resolve_live_identities(LiveGenerators *live) {
     live->identity_unreadable = !load_uuid_identity(&identity);
     live->uuid_clock_seq = identity.clock_seq;
     if (strcmp(uuid_node, "random") == 0)
-        live->uuid_node = identity.random_node;
+        live->uuid_node = uuid_v1::backfill::live_random_node(identity.random_node);
     else if (strcmp(uuid_node, "mac") == 0)
         live->uuid_node_missing = !first_mac_address(&live->uuid_node);
     else

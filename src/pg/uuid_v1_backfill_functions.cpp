@@ -19,13 +19,26 @@ PG_FUNCTION_INFO_V1(idgen_uuid_v1_at);
 PG_FUNCTION_INFO_V1(idgen_uuid_v6_at);
 }
 
+// 22023 when `node` is the node of this server's live uuid_v1(): the live UUIDs may use any clock
+// sequence at any time, so no namespace of that node is free of them (uuid_v1_backfill.hpp).
+static void refuse_live_node(const SharedState *shared, uint64_t node, const char *what) {
+    uint64_t live = 0;
+    if (live_uuid_node(shared, &live) && live == node)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("%s: node %02x:%02x:%02x:%02x:%02x:%02x is this server's own uuid_v1() node", what,
+                               static_cast<unsigned>(node >> 40 & 0xff), static_cast<unsigned>(node >> 32 & 0xff),
+                               static_cast<unsigned>(node >> 24 & 0xff), static_cast<unsigned>(node >> 16 & 0xff),
+                               static_cast<unsigned>(node >> 8 & 0xff), static_cast<unsigned>(node & 0xff)),
+                        errdetail("Live version-1 UUIDs of this server use every clock sequence of that node."),
+                        errhint("Give another node, or call the function without one.")));
+}
+
 // The version-1 UUID for (ts timestamptz [, node macaddr]); not STRICT: a NULL is an error, not a
 // NULL id. `what` names the SQL function for its errors.
 static Uuid retrospective_v1(FunctionCallInfo fcinfo, const char *what) {
     const bool given = PG_NARGS() > 1;
     refuse_null_arguments(fcinfo, what, {"ts", "node"});
     SharedState *shared = require_shared_state(what);
-    const int32_t live_cs = live_uuid_clock_seq(shared);
     const int64_t us = unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
     check(uuid_v1::backfill::check_time(us));
 
@@ -33,17 +46,18 @@ static Uuid retrospective_v1(FunctionCallInfo fcinfo, const char *what) {
     if (given) {
         const uint64_t node = node_from_macaddr(PG_GETARG_MACADDR_P(1));
         check(uuid_v1::backfill::check_given_node(node), what, "Give another node, or call the function without one.");
+        refuse_live_node(shared, node, what);
         const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_given, InvalidOid, node},
                                              uuid_v1::backfill::kGivenPerNamespace,
                                              uuid_v1::backfill::kGivenNamespaces, us, what);
-        check(uuid_v1::backfill::make_given(us, node, d.ns, d.offset, live_cs, &u));
+        check(uuid_v1::backfill::make_given(us, node, d.ns, d.offset, &u));
     } else {
         const int32_t id = require_node_id(what, "Set idgen.node_id in postgresql.conf and restart, or give "
                                                  "a node as the second argument.");
         const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_auto, InvalidOid, 0},
                                              uuid_v1::backfill::kAutoPerNamespace,
                                              uuid_v1::backfill::kAutoNamespaces, us, what);
-        check(uuid_v1::backfill::make_auto(us, id, d.ns, d.offset, live_cs, &u));
+        check(uuid_v1::backfill::make_auto(us, id, d.ns, d.offset, &u));
     }
     return u;
 }

@@ -17,27 +17,28 @@ PG_FUNCTION_INFO_V1(idgen_uuid_v1);
 PG_FUNCTION_INFO_V1(idgen_uuid_v6);
 }
 
-int32_t idgen::pg::live_uuid_clock_seq(const SharedState *shared) {
+bool idgen::pg::live_uuid_node(const SharedState *shared, uint64_t *node) {
     if (shared->live.identity_unreadable)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("idgen identity file \"idgen.identity\" in the data directory is unreadable"),
                         errhint("Restore it from a backup, or remove it to make a new random node and "
                                 "clock sequence, and restart the server.")));
-    return shared->live.uuid_clock_seq;
+    *node = shared->live.uuid_node;
+    return !shared->live.uuid_node_missing;
 }
 
 // The next version-1 UUID of the server; `what` names the SQL function for its errors.
 static Uuid draw_live_v1(const char *what) {
     SharedState *shared = require_shared_state(what);
     LiveGenerators *live = &shared->live;
-    live_uuid_clock_seq(shared);
-    if (live->uuid_node_missing)
+    uint64_t node = 0;
+    if (!live_uuid_node(shared, &node))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("%s: idgen.uuid_node is 'mac', but no network interface has a MAC address", what),
                         errhint("Set idgen.uuid_node to 'random' or to an explicit MAC address and restart.")));
     static PositionRun run;  // one clock for uuid_v1() and uuid_v6(), so one run
     const uuid_v1::Next n = draw_until_issued(shared, Generator::uuid_v1, what, [&](int64_t now_ns, Status *error) {
-        return uuid_v1::next(&live->uuid_v1, now_ns, max_lead_ms, live->uuid_clock_seq, live->uuid_node, error,
+        return uuid_v1::next(&live->uuid_v1, now_ns, max_lead_ms, live->uuid_clock_seq, node, error,
                              ordered_run(shared, &run, now_ns));
     });
     return n.uuid;

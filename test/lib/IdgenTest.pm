@@ -32,6 +32,9 @@ our $FAKETIME_TIMEOUTS = "deadlock_timeout = '1h'\nauthentication_timeout = '10m
 #   conf     => '...'      more postgresql.conf lines
 #   init     => {...}      options of PostgreSQL::Test::Cluster's init (allows_streaming => 1,
 #                          has_archiving => 1)
+#   uuid_identity => [NODE, CLOCK_SEQ]
+#                          the random node and clock sequence of uuid_v1() (idgen.identity,
+#                          written before the first start) instead of random ones
 sub idgen_node {
     my ($name, %opt) = @_;
     my $node = PostgreSQL::Test::Cluster->new($name);
@@ -41,7 +44,22 @@ sub idgen_node {
     $conf .= $opt{conf} if defined $opt{conf};
     $node->append_conf('postgresql.conf', $conf);
     _use_faketime($node, $opt{faketime}) if defined $opt{faketime};
+    _write_uuid_identity($node, @{ $opt{uuid_identity} }) if defined $opt{uuid_identity};
     return $node;
+}
+
+# idgen.identity as the server writes it: a durable record [magic][payload size][payload]
+# [CRC-32C of all before it], the payload { uint64 random node; int32 clock sequence; 4 bytes
+# of padding }, all little-endian.
+sub _write_uuid_identity {
+    my ($node, $random_node, $clock_seq) = @_;
+    my $record = pack('VV', 0x1D6E4944, 16) . pack('Q<', $random_node) . pack('l<', $clock_seq) . "\0" x 4;
+    my $crc = 0xFFFFFFFF;
+    for my $byte (unpack 'C*', $record) {
+        $crc ^= $byte;
+        $crc = ($crc & 1) ? ($crc >> 1) ^ 0x82F63B78 : $crc >> 1 for 1 .. 8;
+    }
+    PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/idgen.identity', $record . pack('V', $crc ^ 0xFFFFFFFF));
 }
 
 # Makes the node run under libfaketime with its own clock file, starting at $spec.

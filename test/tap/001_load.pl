@@ -68,5 +68,19 @@ like(slurp_file($mac->logfile), qr/WARNING:  invalid value for parameter "idgen.
 like($mac->safe_psql('postgres', q{SELECT uuid_v1_node(uuid_v1())::text}), qr/^.[13579bdf]:/,
     'and the random multicast node is used instead');
 $mac->stop;
+$mac->append_conf('postgresql.conf', "idgen.uuid_node = '03:00:00:00:00:05'\n");
+start_node($mac);
+like(slurp_file($mac->logfile), qr/are reserved for the automatic nodes of uuid_v1_at/,
+    'a node 03:... (the automatic nodes of retrospective UUIDs) is refused as idgen.uuid_node');
+$mac->stop;
+
+# A random node may start with 03, the automatic nodes' prefix (one draw in 128): uuid_v1()
+# uses it with the locally administered bit cleared, on every start alike.
+my $legacy = idgen_node('legacy_identity', uuid_identity => [ (0x03 << 40) | 0x0a0b0c0d0e, 77 ]);
+start_node($legacy);
+$legacy->safe_psql('postgres', 'CREATE EXTENSION idgen');
+is($legacy->safe_psql('postgres', q{SELECT uuid_v1_node(uuid_v1()) || ' ' || uuid_v1_clock_seq(uuid_v1())}),
+    '01:0a:0b:0c:0d:0e 77', 'a random node 03:... of an older identity file is used as 01:...');
+$legacy->stop;
 
 done_testing();

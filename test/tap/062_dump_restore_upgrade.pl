@@ -5,7 +5,11 @@
 #
 # The same work and the same worst case as the failover test (060): the old server's clock
 # stands still at F while it works (IdgenTest's ids_first_round), and the new server starts its
-# work just before its own clock reads F.
+# work just before its own clock reads F. The servers' live uuid_v1() clock sequences are
+# chosen, not drawn: the old one's lowest (0), the new ones' high (16,000). 0.6.0 numbered the
+# clock sequences of uuid_v1_at(ts, node) past each server's own live one, so there the 500
+# rows on one microsecond took clock sequences 1 to 50 on the old server, and the new ones
+# used 50 again: 10 repeats on every run (as many as a clock sequence holds in a microsecond).
 use strict;
 use warnings;
 use File::Spec;
@@ -17,8 +21,11 @@ use IdgenTest;
 my %work = (live_rows => 100000, history_rows => 10000, db => 'app');
 my %found;
 
-my $old = idgen_node('old', node_id => 1, faketime => '+0', conf => "shared_buffers = 16MB\n");
+my $old = idgen_node('old', node_id => 1, faketime => '+0', conf => "shared_buffers = 16MB\n",
+    uuid_identity => [ (0x0b << 40) | 1, 0 ]);
 start_node($old);
+is($old->safe_psql('postgres', 'CREATE EXTENSION idgen; SELECT uuid_v1_clock_seq(uuid_v1()), uuid_v1_node(uuid_v1()); DROP EXTENSION idgen'),
+    '0|0b:00:00:00:00:01', 'the old server makes live UUIDs with the chosen identity');
 $old->safe_psql('postgres', 'CREATE DATABASE app');
 ids_setup($old, %work);
 my $f = ids_first_round($old, %work);
@@ -26,7 +33,8 @@ my $f = ids_first_round($old, %work);
 # pg_dump -Fc, and pg_restore into a fresh server's new database.
 my $dump = $old->basedir . '/app.dump';
 $old->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $old->connstr('app') ], 'pg_dump -Fc of the database');
-my $restored = idgen_node('restored', node_id => 1, faketime => '+0', conf => "shared_buffers = 16MB\n");
+my $restored = idgen_node('restored', node_id => 1, faketime => '+0', conf => "shared_buffers = 16MB\n",
+    uuid_identity => [ (0x0b << 40) | 2, 16000 ]);
 start_node($restored);
 $restored->safe_psql('postgres', 'CREATE DATABASE app');
 $restored->command_ok([ 'pg_restore', '-d', $restored->connstr('app'), $dump ], 'pg_restore into a fresh server');
@@ -39,7 +47,8 @@ $restored->stop;
 # starts both servers itself (on the real clock: nothing generates meanwhile), and writes its
 # logs and sockets where it runs: a directory of the test's own.
 $old->stop;
-my $upgraded = idgen_node('upgraded', node_id => 1, faketime => '+0', conf => "shared_buffers = 16MB\n");
+my $upgraded = idgen_node('upgraded', node_id => 1, faketime => '+0', conf => "shared_buffers = 16MB\n",
+    uuid_identity => [ (0x0b << 40) | 3, 16000 ]);
 my $bindir = $old->config_data('--bindir');
 my $workdir = PostgreSQL::Test::Utils::tempdir_short;
 chdir $workdir or die "cannot enter $workdir: $!";

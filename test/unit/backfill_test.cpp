@@ -159,27 +159,35 @@ TEST(BackfillAllocator, NamespacesRunningOutIsAnErrorNeverAReuse) {
     EXPECT_FALSE(b.next(1, &leases, 2).ok);  // and again: still none
 }
 
-TEST(UuidV1Backfill, TimeIsExactAndFieldsStayApartFromTheLiveGenerator) {
-    const int32_t live_cs = 77;
+TEST(UuidV1Backfill, TimeIsExactAndFieldsFollowTheFixedMapping) {
     const int64_t t = 1700000000123456;
     std::set<std::string> seen;
     for (uint64_t offset = 0; offset < uuid_v1::backfill::kAutoPerNamespace; offset += 997) {
         Uuid u;
-        ASSERT_TRUE(uuid_v1::backfill::make_auto(t, 300, 5, offset, live_cs, &u).ok());
+        ASSERT_TRUE(uuid_v1::backfill::make_auto(t, 300, 5, offset, &u).ok());
         uuid_v1::Fields f;
         ASSERT_TRUE(uuid_v1::decode(u, &f));
         EXPECT_EQ(uuid_v1::unix_micros_from_ticks(f.ticks), t);
-        EXPECT_NE(f.clock_seq, live_cs);
+        EXPECT_EQ(f.clock_seq, static_cast<int32_t>(offset % 16383));
         EXPECT_EQ(f.node, uint64_t{0x03} << 40 | uint64_t{300} << 27 | 5);
         EXPECT_TRUE(seen.insert(test::uuid_text(u)).second);
     }
     Uuid u;
-    ASSERT_TRUE(uuid_v1::backfill::make_given(t, 0x001122334455, 16382, 9, live_cs, &u).ok());
+    ASSERT_TRUE(uuid_v1::backfill::make_given(t, 0x001122334455, 16382, 9, &u).ok());
     uuid_v1::Fields f;
     ASSERT_TRUE(uuid_v1::decode(u, &f));
-    EXPECT_EQ(f.clock_seq, 16383);  // the last namespace skips the live clock sequence
+    EXPECT_EQ(f.clock_seq, 16382);  // namespace i is clock sequence i; 16,383 is never used
     EXPECT_EQ(f.node, 0x001122334455u);
     EXPECT_EQ(uuid_v1::unix_micros_from_ticks(f.ticks), t);
+}
+
+TEST(UuidV1Backfill, LiveRandomNodesAreNeverReserved) {
+    EXPECT_EQ(uuid_v1::backfill::live_random_node(0x0b1122334455), 0x0b1122334455u);
+    EXPECT_EQ(uuid_v1::backfill::live_random_node(0x031122334455), 0x011122334455u);  // a draw of one in 128
+    for (uint64_t first = 0; first < 256; first++) {
+        const uint64_t drawn = first << 40 | 0x1122334455;
+        EXPECT_FALSE(uuid_v1::backfill::reserved_node(uuid_v1::backfill::live_random_node(drawn)));
+    }
 }
 
 TEST(UuidV1Backfill, OneNamespaceSortsInTheOrderOfItsOffsets) {
@@ -188,7 +196,7 @@ TEST(UuidV1Backfill, OneNamespaceSortsInTheOrderOfItsOffsets) {
     Uuid prev{};
     for (uint64_t offset = 0; offset < uuid_v1::backfill::kAutoPerNamespace; offset++) {
         Uuid u;
-        ASSERT_TRUE(uuid_v1::backfill::make_auto(1600000000000000, 1, 0, offset, 0, &u).ok());
+        ASSERT_TRUE(uuid_v1::backfill::make_auto(1600000000000000, 1, 0, offset, &u).ok());
         if (offset > 0) {
             ASSERT_LT(std::memcmp(prev.bytes, u.bytes, 16), 0) << offset;
         }
@@ -199,18 +207,18 @@ TEST(UuidV1Backfill, OneNamespaceSortsInTheOrderOfItsOffsets) {
 TEST(UuidV1Backfill, Errors) {
     Uuid u;
     using namespace uuid_v1::backfill;
-    EXPECT_EQ(make_auto(0, 8192, 0, 0, 0, &u).code, Errc::not_attached);
-    EXPECT_EQ(make_auto(0, -1, 0, 0, 0, &u).code, Errc::not_attached);
-    EXPECT_EQ(make_auto(0, 1, kAutoNamespaces, 0, 0, &u).code, Errc::exhausted);
-    EXPECT_EQ(make_given(0, 1, kGivenNamespaces, 0, 0, &u).code, Errc::exhausted);
-    EXPECT_EQ(make_given(0, 0x03aabbccddee, 0, 0, 0, &u).code, Errc::invalid_parameter);
-    EXPECT_EQ(make_auto(uuid_v1::kMinUnixMicros - 1, 1, 0, 0, 0, &u).code, Errc::timestamp_out_of_range);
-    EXPECT_EQ(make_auto(uuid_v1::kMaxUnixMicros + 1, 1, 0, 0, 0, &u).code, Errc::timestamp_out_of_range);
+    EXPECT_EQ(make_auto(0, 8192, 0, 0, &u).code, Errc::not_attached);
+    EXPECT_EQ(make_auto(0, -1, 0, 0, &u).code, Errc::not_attached);
+    EXPECT_EQ(make_auto(0, 1, kAutoNamespaces, 0, &u).code, Errc::exhausted);
+    EXPECT_EQ(make_given(0, 1, kGivenNamespaces, 0, &u).code, Errc::exhausted);
+    EXPECT_EQ(make_given(0, 0x03aabbccddee, 0, 0, &u).code, Errc::invalid_parameter);
+    EXPECT_EQ(make_auto(uuid_v1::kMinUnixMicros - 1, 1, 0, 0, &u).code, Errc::timestamp_out_of_range);
+    EXPECT_EQ(make_auto(uuid_v1::kMaxUnixMicros + 1, 1, 0, 0, &u).code, Errc::timestamp_out_of_range);
     EXPECT_EQ(check_time(INT64_MIN).code, Errc::timestamp_out_of_range);
     // The last microsecond holds only the ticks that fit 60 bits.
-    EXPECT_TRUE(make_given(uuid_v1::kMaxUnixMicros, 1, 0, 5, 0, &u).ok());
-    EXPECT_EQ(make_given(uuid_v1::kMaxUnixMicros, 1, 0, 6, 0, &u).code, Errc::timestamp_out_of_range);
-    EXPECT_TRUE(make_given(uuid_v1::kMinUnixMicros, 1, 0, 9, 0, &u).ok());
+    EXPECT_TRUE(make_given(uuid_v1::kMaxUnixMicros, 1, 0, 5, &u).ok());
+    EXPECT_EQ(make_given(uuid_v1::kMaxUnixMicros, 1, 0, 6, &u).code, Errc::timestamp_out_of_range);
+    EXPECT_TRUE(make_given(uuid_v1::kMinUnixMicros, 1, 0, 9, &u).ok());
 }
 
 TEST(SnowflakeBackfill, IdsUseTheReservedNodesAndTheExactMillisecond) {
@@ -260,7 +268,7 @@ TEST(BackfillConcurrency, SessionsOnRealThreadsNeverMakeTheSameId) {
                 const int64_t t_us = 1600000000000000 + us_time % 1000000;
                 const Session::Got gu = us.next(t_us, &uuid_leases, uuid_v1::backfill::kAutoNamespaces);
                 Uuid u;
-                EXPECT_TRUE(gu.ok && uuid_v1::backfill::make_auto(t_us, 1, gu.ns, gu.offset, 500, &u).ok());
+                EXPECT_TRUE(gu.ok && uuid_v1::backfill::make_auto(t_us, 1, gu.ns, gu.offset, &u).ok());
                 const Session::Got gs = ss.next(snowflake::backfill_key(t_us), &snowflake_leases, 64);
                 int64_t id = 0;
                 EXPECT_TRUE(gs.ok && snowflake::at(layout, t_us, gs.ns, gs.offset, &id).ok());
