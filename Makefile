@@ -19,6 +19,9 @@ PG_CXXFLAGS = -std=c++17 -fno-exceptions -fno-rtti -Wno-register -Wextra -Wno-un
 # Header dependencies: an object is rebuilt when a header it includes changes.
 PG_CXXFLAGS += -MMD -MP
 SHLIB_LINK += -lstdc++ -lcurl
+# libpq: DROP SUBSCRIPTION and idgen_carry_state read the publisher's state (src/pg/subscription_guard.cpp).
+PG_CPPFLAGS += -I$(shell $(PG_CONFIG) --includedir)
+SHLIB_LINK += -L$(shell $(PG_CONFIG) --libdir) -lpq
 # The version in the magic block (PostgreSQL 18: pg_get_loaded_modules(); src/pg/pg_compat.hpp).
 PG_CPPFLAGS += -DIDGEN_VERSION='"$(EXTVERSION)"'
 

@@ -11,6 +11,7 @@
 #include "carried_state.hpp"
 #include "errors.hpp"
 #include "settings.hpp"
+#include "subscription_guard.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -159,6 +160,7 @@ static uint32_t bound_step(uint64_t per_namespace) {
 
 BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t per_namespace,
                            uint64_t limit, int64_t key, const char *what) {
+    refuse_while_guarded(state, space.kind, what);
     SessionAllocator *s = allocator_for(state, space, per_namespace, limit);
     if (const uint32_t cells = backfill::cells_wanted(&s->alloc)) {  // on an error the old one stays
         backfill::Entry *old = s->alloc.table;

@@ -29,15 +29,9 @@ constexpr int32 kHorizonRow = 0;
 
 // One row, as it lies in the tuple: every column NOT NULL and fixed-width, so that it can be
 // read and overwritten in place.
-struct Row {
-    int32 slot;     // 0: the horizon; 1..kLeaseSpaces: a lease space
-    int32 kind;     // LeaseKind of a lease row (0: free); 0 in the horizon row
-    int64 key;      // the lease space's key
-    int64 value;    // the horizon (Unix microseconds) or the space's next namespace
-    int64 writer;   // the system identifier of the cluster that wrote the row (0: never)
-    int32 bound;    // a lease row: the space's offset bound (LeaseState, as uint32 bits)
-    int32 step;     // a lease row: how far the bound moves at a time
-};
+using Row = CarriedRow;
+static_assert(sizeof(Row) == 40 && offsetof(Row, key) == 8 && offsetof(Row, bound) == 32,
+              "CarriedRow must lie as the table's tuple does");
 constexpr int kRowColumns = 7;
 
 // This backend's knowledge of its database's rows (one database per backend).
@@ -170,6 +164,10 @@ void ensure_carried_horizon(SharedState *s, int64_t end_unix_us, const char *wha
     carried_horizon_us = seen;
 }
 
+static bool is_lease_row(const Row &row) {
+    return row.slot != kHorizonRow && row.kind > static_cast<int32>(LeaseKind::free);
+}
+
 // The space and state of a lease row as this version counts them: a row written under the
 // mapping of 0.6.0 and before (by an older version of this table, or restored from its dump)
 // reads as the same space under the fixed mapping, with its state raised to cover it
@@ -189,8 +187,7 @@ static RowLease lease_of(const Row &row) {
 }
 
 static bool same_space(const Row *row, const LeaseSpace &space) {
-    return row->slot != kHorizonRow && row->kind != static_cast<int32>(LeaseKind::free) &&
-           lease_of(*row).space == space;
+    return is_lease_row(*row) && lease_of(*row).space == space;
 }
 
 // What this backend last carried per space, and into which table: a carry that it covers is
@@ -263,7 +260,7 @@ void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &stat
 static void adopt_row(SharedState *s, const Row &row) {
     if (row.slot == kHorizonRow) {
         adopt_moved_horizon(s, row.value);
-    } else if (row.kind != static_cast<int32>(LeaseKind::free)) {
+    } else if (is_lease_row(row)) {
         const RowLease l = lease_of(row);
         raise_lease(s, l.space, l.state);
     }
@@ -281,7 +278,7 @@ void adopt_carried_state_once(SharedState *s) {
     int n = 0, foreign = 0;
     edit_rows([&](Row *row) {
         const bool is_foreign = row->writer != 0 && row->writer != writer;
-        const bool lease = row->slot != kHorizonRow && row->kind != static_cast<int32>(LeaseKind::free);
+        const bool lease = is_lease_row(*row);
         if ((is_foreign || lease) && n < kLeaseSpaces + 1) adopt[n++] = *row;
         foreign += is_foreign;
         return false;
@@ -296,6 +293,61 @@ void adopt_carried_state_once(SharedState *s) {
                      }),
                      "idgen");
     adoption_checked = true;
+}
+
+void take_over_row(SharedState *s, const Row &row, const char *what) {
+    if (row.slot != kHorizonRow && !is_lease_row(row)) return;  // free, or another table's guard
+    adopt_row(s, row);
+    if (row.slot == kHorizonRow) {
+        ensure_carried_horizon(s, row.value, what);
+    } else {
+        const RowLease l = lease_of(row);
+        carry_lease(s, l.space, l.state, what);
+    }
+}
+
+// ---- Subscription guard rows -------------------------------------------------------------------
+// Written in place like the lease rows (a guard must hold whatever the transaction that wrote
+// it does next), made durable before the caller goes on.
+
+int read_guard_rows(Row *out, int max) {
+    int n = 0;
+    edit_rows([&](Row *row) {
+        if (row->slot != kHorizonRow && row->kind == kGuardKind && n < max) out[n++] = *row;
+        return false;
+    });
+    return n;
+}
+
+void write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32_t name_hash, const char *what) {
+    const int64 writer = own_writer();
+    bool placed = false;
+    auto put = [&](Row *row) {
+        placed = true;
+        const Row before = *row;
+        *row = Row{row->slot, kGuardKind, subid, publisher_node, writer, state, name_hash};
+        return memcmp(&before, row, sizeof before) != 0;
+    };
+    auto guard_of = [&](const Row *row) { return row->slot != kHorizonRow && row->kind == kGuardKind && row->key == subid; };
+    XLogRecPtr end = edit_rows([&](Row *row) { return !placed && guard_of(row) && put(row); });
+    if (!placed)
+        end = edit_rows([&](Row *row) {
+            const bool usable = guard_of(row) || (row->slot != kHorizonRow && row->kind == static_cast<int32>(LeaseKind::free));
+            return !placed && usable && put(row);
+        });
+    make_durable(end, what);
+    if (!placed && !table_missing)
+        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                        errmsg("%s: idgen's table \"%s\" has no free row for the subscription's guard", what, kTable)));
+}
+
+void free_guard_row(int64_t subid) {
+    make_durable(edit_rows([&](Row *row) {
+                     if (row->slot == kHorizonRow || row->kind != kGuardKind || row->key != subid) return false;
+                     *row = Row{row->slot, 0, 0, 0, 0, 0, 0};
+                     return true;
+                 }),
+                 "idgen");
 }
 
 }  // namespace idgen::pg
@@ -322,14 +374,7 @@ Datum idgen_reserved_state_merge(PG_FUNCTION_ARGS) {
     const Row row{DatumGetInt32(values[0]), DatumGetInt32(values[1]), DatumGetInt64(values[2]),
                   DatumGetInt64(values[3]), DatumGetInt64(values[4]), DatumGetInt32(values[5]),
                   DatumGetInt32(values[6])};
-    adopt_row(s, row);
-    if (row.slot == kHorizonRow)
-        ensure_carried_horizon(s, row.value, "restoring idgen's reserved_state");
-    else if (row.kind != static_cast<int32>(LeaseKind::free))
-    {
-        const RowLease l = lease_of(row);
-        carry_lease(s, l.space, l.state, "restoring idgen's reserved_state");
-    }
+    take_over_row(s, row, "restoring idgen's reserved_state");
     return PointerGetDatum(nullptr);
 }
 

@@ -41,4 +41,36 @@ void carry_lease(SharedState *state, const LeaseSpace &space, const LeaseState &
 // Once per session and database: adopts rows written by another cluster.
 void adopt_carried_state_once(SharedState *state);
 
+// One row of the table, as pg_dump writes it or another server's table holds it.
+struct CarriedRow {
+    int32_t slot;    // 0: the horizon; 1..kLeaseSpaces: a lease space or a subscription guard
+    int32_t kind;    // LeaseKind of a lease row (0: free), kGuardKind; 0 in the horizon row
+    int64_t key;     // the lease space's key; a guard's subscription oid
+    int64_t value;   // the horizon (Unix microseconds), the space's next namespace; a guard's
+                     // publisher node id (-1: unknown)
+    int64_t writer;  // the system identifier of the cluster that wrote the row (0: never)
+    int32_t bound;   // a lease row: the space's offset bound (LeaseState, as uint32 bits);
+                     // a guard's GuardState
+    int32_t step;    // a lease row: how far the bound moves at a time; a guard: its
+                     // subscription's name hash
+};
+
+// A row that is no lease: a subscription of this database whose publisher's state this server
+// has not taken over (subscription_guard.hpp). Never adopted, never carried elsewhere.
+constexpr int32_t kGuardKind = -1;
+
+// Takes a row of another server's table over (the restore trigger, and the state carried from
+// a publisher): adopted, then merged into this database's rows. Guard rows are skipped.
+void take_over_row(SharedState *state, const CarriedRow &row, const char *what);
+
+// The guard rows of this database (at most `max`); their count.
+int read_guard_rows(CarriedRow *out, int max);
+
+// Writes the guard of subscription `subid` (a free row when it has none): its publisher node
+// id, state and name hash. ERROR 53400 when no row is free.
+void write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32_t name_hash, const char *what);
+
+// Frees the guard row of subscription `subid`.
+void free_guard_row(int64_t subid);
+
 }  // namespace idgen::pg

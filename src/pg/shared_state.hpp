@@ -133,6 +133,9 @@ struct SharedState {
     // (atomic_raise) by the first draw of each millisecond. A backend whose clock reads earlier
     // (the clock stepped back) drops its run instead of using it (ordered_run, generate.hpp).
     alignas(kCacheLine) uint64_t latest_wall_ms;
+    // Atomic: incremented after a subscription guard row of any database is written
+    // (subscription_guard.hpp); a backend looks at its database's guards again when it moves.
+    uint64_t guard_generation;
 
     // Namespaces of retrospective ids handed out so far and their offset bounds
     // (backfill_leases.hpp), and the namespaces this server may recycle; under lease_lock.

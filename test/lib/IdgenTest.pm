@@ -15,7 +15,7 @@ use POSIX ();
 use Time::HiRes ();
 
 our @EXPORT = qw(idgen_node idgen_standby start_node restart_node set_clock freeze_clock clock_reads
-    psql_error psql_retry all_unique ids_setup ids_generate ids_first_round ids_check);
+    psql_error psql_retry all_unique ids_setup ids_generate ids_first_round ids_check write_durable_record);
 
 my $LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 # Under libfaketime every clock read fopen()s the clock file, which is not async-signal-safe:
@@ -48,18 +48,25 @@ sub idgen_node {
     return $node;
 }
 
-# idgen.identity as the server writes it: a durable record [magic][payload size][payload]
-# [CRC-32C of all before it], the payload { uint64 random node; int32 clock sequence; 4 bytes
-# of padding }, all little-endian.
+# idgen.identity as the server writes it: the payload { uint64 random node; int32 clock
+# sequence; 4 bytes of padding }, little-endian.
 sub _write_uuid_identity {
     my ($node, $random_node, $clock_seq) = @_;
-    my $record = pack('VV', 0x1D6E4944, 16) . pack('Q<', $random_node) . pack('l<', $clock_seq) . "\0" x 4;
+    write_durable_record($node, 'idgen.identity', 0x1D6E4944, pack('Q<', $random_node) . pack('l<', $clock_seq) . "\0" x 4);
+}
+
+# A state file of the data directory as the server writes it: a durable record [magic]
+# [payload size][payload][CRC-32C of all before it], little-endian.
+sub write_durable_record {
+    my ($node, $file, $magic, $payload) = @_;
+    my $record = pack('VV', $magic, length $payload) . $payload;
     my $crc = 0xFFFFFFFF;
     for my $byte (unpack 'C*', $record) {
         $crc ^= $byte;
         $crc = ($crc & 1) ? ($crc >> 1) ^ 0x82F63B78 : $crc >> 1 for 1 .. 8;
     }
-    PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/idgen.identity', $record . pack('V', $crc ^ 0xFFFFFFFF));
+    unlink $node->data_dir . "/$file";
+    PostgreSQL::Test::Utils::append_to_file($node->data_dir . "/$file", $record . pack('V', $crc ^ 0xFFFFFFFF));
 }
 
 # Makes the node run under libfaketime with its own clock file, starting at $spec.

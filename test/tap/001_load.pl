@@ -76,11 +76,21 @@ $mac->stop;
 
 # A random node may start with 03, the automatic nodes' prefix (one draw in 128): uuid_v1()
 # uses it with the locally administered bit cleared, on every start alike.
-my $legacy = idgen_node('legacy_identity', uuid_identity => [ (0x03 << 40) | 0x0a0b0c0d0e, 77 ]);
+my $legacy = idgen_node('legacy_identity', uuid_identity => [ (0x03 << 40) | (0x0a << 32) | 0x0b0c0d0e, 77 ]);
 start_node($legacy);
 $legacy->safe_psql('postgres', 'CREATE EXTENSION idgen');
 is($legacy->safe_psql('postgres', q{SELECT uuid_v1_node(uuid_v1()) || ' ' || uuid_v1_clock_seq(uuid_v1())}),
     '01:0a:0b:0c:0d:0e 77', 'a random node 03:... of an older identity file is used as 01:...');
+$legacy->stop;
+
+# A lease file of 0.6.0 (format 2), whose given-node space (kind 2) counted 5 namespaces under
+# the mapping that skipped the live clock sequence: they may hold clock sequences up to 5, so
+# the first namespace under the fixed mapping is 6.
+my $cells = pack('VVQ<Q<VV', 2, 0, (0x0800 << 32) | 0x2b010203, 5, 3, 1) . ("\0" x (32 * 63));
+write_durable_record($legacy, 'idgen.leases', 0x1D6E4C32, $cells);
+start_node($legacy);
+is($legacy->safe_psql('postgres', q{SELECT uuid_v1_clock_seq(uuid_v1_at('2015-01-01 00:00:00+00', '08:00:2b:01:02:03'))}),
+    '6', "a lease file of 0.6.0: the given node's namespaces continue above the old mapping's");
 $legacy->stop;
 
 done_testing();

@@ -1,0 +1,33 @@
+-- Moves by logical replication: CREATE SUBSCRIPTION guards retrospective ids until the
+-- publisher's state is taken over (at DROP SUBSCRIPTION, by idgen_carry_state) or declared not
+-- needed (idgen_forget_subscription). The full moves, with publishers, are TAP tests
+-- (test/tap/067_logical_replication.pl); here: the functions' errors and the guard's life.
+CREATE EXTENSION idgen;
+\set VERBOSITY sqlstate
+SELECT idgen_carry_state(NULL);
+SELECT idgen_carry_state('no_such_subscription');
+SELECT idgen_carry_state('no_such_subscription', 'host=/nonexistent port=1 dbname=x');
+SELECT idgen_forget_subscription('no_such_subscription');
+\set VERBOSITY default
+
+-- A subscription whose publisher does not answer (connect = false): its node id is unknown, so
+-- every retrospective generator waits, the live ones do not.
+SET client_min_messages = warning;
+CREATE SUBSCRIPTION guarded CONNECTION 'host=/nonexistent port=1 dbname=x' PUBLICATION p WITH (connect = false);
+RESET client_min_messages;
+SELECT uuid_v1_at('2001-01-01 00:00:00+00');
+\set VERBOSITY sqlstate
+SELECT uuid_v1_at('2001-01-01 00:00:00+00', '08:00:2b:01:02:03');
+SELECT uuid_v6_at('2001-01-01 00:00:00+00');
+SELECT uuid_v7_at('2001-01-01 00:00:00+00');
+\set VERBOSITY default
+SELECT uuid_v1() IS NOT NULL AS live_uuid_v1, uuid_v7() IS NOT NULL AS live_uuid_v7;
+
+-- Declared not needed: the guard is lifted at once, and DROP SUBSCRIPTION does not try the
+-- publisher (no WARNING) and frees the guard's row.
+SELECT idgen_forget_subscription('guarded');
+SELECT count(DISTINCT u) AS ids FROM (SELECT uuid_v1_at('2001-01-01 00:00:00+00') AS u FROM generate_series(1, 3)) s;
+ALTER SUBSCRIPTION guarded SET (slot_name = NONE);
+DROP SUBSCRIPTION guarded;
+SELECT count(*) AS guard_rows FROM reserved_state WHERE kind = -1;
+DROP EXTENSION idgen;

@@ -1,0 +1,21 @@
+// The guard rule of move_guard.hpp.
+#include "move_guard.hpp"
+
+namespace idgen::backfill {
+
+static bool carries_own_node(LeaseKind kind) noexcept {
+    return kind == LeaseKind::uuid_auto || kind == LeaseKind::uuid_v7;
+}
+
+bool guard_blocks(const Guard &guard, LeaseKind kind, int32_t own_node) noexcept {
+    if (guard.state == GuardState::forgotten) return false;
+    if (guard.state == GuardState::carried && !guard.subscription_exists) return false;
+    const bool apart = own_node >= 0 && guard.publisher_node >= 0 && guard.publisher_node != own_node;
+    return !(apart && carries_own_node(kind));
+}
+
+bool guard_spent(const Guard &guard) noexcept {
+    return !guard.subscription_exists && guard.state != GuardState::awaiting;
+}
+
+}  // namespace idgen::backfill
