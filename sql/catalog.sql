@@ -1,7 +1,8 @@
 -- A fresh install (idgen--<version>.sql, built from schema/idgen.sql, the schema in one file)
 -- and an install upgraded script by script from 0.1.0 must give the same catalog: every member
 -- object of the extension with its definition, comment and privileges; the tables' columns,
--- defaults, constraints, indexes and triggers; the configuration tables pg_dump includes.
+-- defaults, constraints, indexes and triggers (with when they fire); the configuration tables
+-- pg_dump includes.
 SET client_min_messages = warning;
 CREATE FUNCTION pg_temp.idgen_catalog() RETURNS TABLE (object text, definition text)
 LANGUAGE sql AS $$
@@ -26,7 +27,7 @@ LANGUAGE sql AS $$
                            FROM pg_constraint con WHERE con.conrelid = c.oid),
                           (SELECT string_agg(pg_get_indexdef(i.indexrelid), ', ' ORDER BY 1)
                            FROM pg_index i WHERE i.indrelid = c.oid),
-                          (SELECT string_agg(pg_get_triggerdef(t.oid), ', ' ORDER BY t.tgname)
+                          (SELECT string_agg(pg_get_triggerdef(t.oid) || ' enabled ' || t.tgenabled::text, ', ' ORDER BY t.tgname)
                            FROM pg_trigger t WHERE t.tgrelid = c.oid AND NOT t.tgisinternal),
                           (SELECT concat_ws(' ', seqtypid::regtype, seqstart, seqincrement, seqmax, seqmin, seqcache, seqcycle)
                            FROM pg_sequence WHERE seqrelid = c.oid))

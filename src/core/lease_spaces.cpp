@@ -27,6 +27,19 @@ void from_skipping_mapping(LeaseSpace *space, LeaseState *state) noexcept {
     }
 }
 
+void merge_same_spaces(LeaseTable *table) noexcept {
+    for (int i = 0; i < kLeaseSpaces; i++) {
+        LeaseTable::Cell &first = table->cells[i];
+        if (first.space.kind == LeaseKind::free) continue;
+        for (int j = i + 1; j < kLeaseSpaces; j++) {
+            LeaseTable::Cell &other = table->cells[j];
+            if (!(other.space == first.space)) continue;
+            raise_state(&first.state, other.state);
+            other = LeaseTable::Cell{};
+        }
+    }
+}
+
 bool skip_lost(LeaseTable *table) noexcept {
     bool any = false;
     for (LeaseTable::Cell &c : table->cells) {

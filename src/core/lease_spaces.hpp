@@ -122,6 +122,12 @@ bool raise_state(LeaseState *state, const LeaseState &to) noexcept;
 //   (from `next`) were never used.
 void from_skipping_mapping(LeaseSpace *space, LeaseState *state) noexcept;
 
+// One cell per space: cells that hold the same space (possible once from_skipping_mapping has
+// turned old kinds into new ones that a table also held: a standby of an older version replays
+// records of a newer primary) are merged into the first, each field the larger, and the others
+// freed.
+void merge_same_spaces(LeaseTable *table) noexcept;
+
 // After a failover with a margin: every space skips one namespace (the one the old primary may
 // have leased in WAL that never arrived) and moves its known bound one step (the step it may
 // have taken). False when the table holds no space.

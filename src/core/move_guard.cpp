@@ -8,14 +8,13 @@ static bool carries_own_node(LeaseKind kind) noexcept {
 }
 
 bool guard_blocks(const Guard &guard, LeaseKind kind, int32_t own_node) noexcept {
-    if (guard.state == GuardState::forgotten) return false;
-    if (guard.state == GuardState::carried && !guard.subscription_exists) return false;
+    if (guard.state == GuardState::forgotten || guard.state == GuardState::carried) return false;
     const bool apart = own_node >= 0 && guard.publisher_node >= 0 && guard.publisher_node != own_node;
     return !(apart && carries_own_node(kind));
 }
 
-bool guard_spent(const Guard &guard) noexcept {
-    return !guard.subscription_exists && guard.state != GuardState::awaiting;
+bool server_wide(LeaseKind kind) noexcept {
+    return kind != LeaseKind::snowflake;  // a sequencer's reserved node ids are one database's
 }
 
 }  // namespace idgen::backfill

@@ -33,6 +33,7 @@ bool load_leases(LeaseTable *table, LeaseRuntime *runtime) {
     }
     // Spaces counted under an older mapping are taken over once (written back on the next lease).
     for (LeaseTable::Cell &c : table->cells) backfill::from_skipping_mapping(&c.space, &c.state);
+    backfill::merge_same_spaces(table);
     // Everything leased so far may be recycled, once a bound is known.
     for (int i = 0; i < kLeaseSpaces; i++) {
         const LeaseState &st = table->cells[i].state;

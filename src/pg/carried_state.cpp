@@ -295,9 +295,10 @@ void adopt_carried_state_once(SharedState *s) {
     adoption_checked = true;
 }
 
-void take_over_row(SharedState *s, const Row &row, const char *what) {
+void take_over_row(SharedState *s, const Row &row, bool into_rows, const char *what) {
     if (row.slot != kHorizonRow && !is_lease_row(row)) return;  // free, or another table's guard
     adopt_row(s, row);
+    if (!into_rows) return;
     if (row.slot == kHorizonRow) {
         ensure_carried_horizon(s, row.value, what);
     } else {
@@ -319,13 +320,13 @@ int read_guard_rows(Row *out, int max) {
     return n;
 }
 
-void write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32_t name_hash, const char *what) {
+bool write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, const char *what) {
     const int64 writer = own_writer();
     bool placed = false;
     auto put = [&](Row *row) {
         placed = true;
         const Row before = *row;
-        *row = Row{row->slot, kGuardKind, subid, publisher_node, writer, state, name_hash};
+        *row = Row{row->slot, kGuardKind, subid, publisher_node, writer, state, 0};
         return memcmp(&before, row, sizeof before) != 0;
     };
     auto guard_of = [&](const Row *row) { return row->slot != kHorizonRow && row->kind == kGuardKind && row->key == subid; };
@@ -336,9 +337,7 @@ void write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32
             return !placed && usable && put(row);
         });
     make_durable(end, what);
-    if (!placed && !table_missing)
-        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                        errmsg("%s: idgen's table \"%s\" has no free row for the subscription's guard", what, kTable)));
+    return placed;
 }
 
 void free_guard_row(int64_t subid) {
@@ -374,7 +373,7 @@ Datum idgen_reserved_state_merge(PG_FUNCTION_ARGS) {
     const Row row{DatumGetInt32(values[0]), DatumGetInt32(values[1]), DatumGetInt64(values[2]),
                   DatumGetInt64(values[3]), DatumGetInt64(values[4]), DatumGetInt32(values[5]),
                   DatumGetInt32(values[6])};
-    take_over_row(s, row, "restoring idgen's reserved_state");
+    take_over_row(s, row, true, "restoring idgen's reserved_state");
     return PointerGetDatum(nullptr);
 }
 

@@ -51,24 +51,25 @@ struct CarriedRow {
     int64_t writer;  // the system identifier of the cluster that wrote the row (0: never)
     int32_t bound;   // a lease row: the space's offset bound (LeaseState, as uint32 bits);
                      // a guard's GuardState
-    int32_t step;    // a lease row: how far the bound moves at a time; a guard: its
-                     // subscription's name hash
+    int32_t step;    // a lease row: how far the bound moves at a time; 0 in a guard
 };
 
-// A row that is no lease: a subscription of this database whose publisher's state this server
-// has not taken over (subscription_guard.hpp). Never adopted, never carried elsewhere.
+// A row that is no lease: what idgen knows of a subscription of this database (its publisher's
+// node id, whether its state was taken over; subscription_guard.hpp). Never adopted, never
+// carried elsewhere.
 constexpr int32_t kGuardKind = -1;
 
-// Takes a row of another server's table over (the restore trigger, and the state carried from
-// a publisher): adopted, then merged into this database's rows. Guard rows are skipped.
-void take_over_row(SharedState *state, const CarriedRow &row, const char *what);
+// Takes a row of another server's table over (the restore trigger, and the state read from a
+// publisher): adopted into the server's state and, with `into_rows`, merged into this
+// database's rows. Guard rows are skipped.
+void take_over_row(SharedState *state, const CarriedRow &row, bool into_rows, const char *what);
 
 // The guard rows of this database (at most `max`); their count.
 int read_guard_rows(CarriedRow *out, int max);
 
-// Writes the guard of subscription `subid` (a free row when it has none): its publisher node
-// id, state and name hash. ERROR 53400 when no row is free.
-void write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32_t name_hash, const char *what);
+// Writes the guard of subscription `subid` (a free row when it has none); false when no row is
+// free.
+bool write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, const char *what);
 
 // Frees the guard row of subscription `subid`.
 void free_guard_row(int64_t subid);

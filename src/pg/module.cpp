@@ -8,6 +8,7 @@
 #include "settings.hpp"
 #include "shared_state.hpp"
 #include "state_wal.hpp"
+#include "subscription_guard.hpp"
 
 extern "C" {
 IDGEN_MODULE_MAGIC;
@@ -21,6 +22,7 @@ void _PG_init(void) {
     if (process_shared_preload_libraries_in_progress) {
         idgen::pg::install_shared_state_hooks();
         idgen::pg::register_state_rmgr();
+        idgen::pg::install_subscription_hook();
         if (idgen::pg::registry_configured()) idgen::pg::register_cluster_worker();
     }
 }

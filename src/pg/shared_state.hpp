@@ -135,7 +135,7 @@ struct SharedState {
     alignas(kCacheLine) uint64_t latest_wall_ms;
     // Atomic: incremented after a subscription guard row of any database is written
     // (subscription_guard.hpp); a backend looks at its database's guards again when it moves.
-    uint64_t guard_generation;
+    alignas(kCacheLine) uint64_t guard_generation;
 
     // Namespaces of retrospective ids handed out so far and their offset bounds
     // (backfill_leases.hpp), and the namespaces this server may recycle; under lease_lock.

@@ -1,10 +1,9 @@
 // The guards of subscriptions and the state taken over from their publishers
-// (subscription_guard.hpp): the event trigger, idgen_carry_state, idgen_forget_subscription,
-// and the check every retrospective draw makes.
+// (subscription_guard.hpp): the ProcessUtility hook, idgen_carry_state,
+// idgen_forget_subscription, and the check every retrospective draw makes.
 #include "subscription_guard.hpp"
 
 #include <cstdlib>
-#include <initializer_list>
 #include <cstring>
 
 #include "../core/atomic_word.hpp"
@@ -14,86 +13,141 @@
 #include "postgres_api.hpp"
 
 extern "C" {
+#include "access/genam.h"
+#include "access/table.h"
+#include "access/xact.h"
 #include "catalog/pg_subscription.h"
-#include "commands/event_trigger.h"
-#include "common/hashfn.h"
+#include "commands/dbcommands.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
 #include "libpq-fe.h"
 #include "nodes/parsenodes.h"
+#include "tcop/utility.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/syscache.h"
 }
 
 namespace idgen::pg {
 
 using backfill::Guard;
 using backfill::GuardState;
+using backfill::LeaseKind;
 
-static int32_t name_hash(const char *name) {
-    return static_cast<int32_t>(hash_bytes(reinterpret_cast<const unsigned char *>(name), static_cast<int>(strlen(name))));
+constexpr LeaseKind kGuardedKinds[] = {LeaseKind::uuid_auto, LeaseKind::uuid_given, LeaseKind::snowflake,
+                                       LeaseKind::uuid_v7};
+
+static uint32_t bit(LeaseKind kind) {
+    return uint32_t{1} << static_cast<uint32_t>(kind);
 }
 
-static Guard guard_of(const CarriedRow &row) {
-    return Guard{static_cast<GuardState>(row.bound), row.value,
-                 SearchSysCacheExists1(SUBSCRIPTIONOID, ObjectIdGetDatum(static_cast<Oid>(row.key)))};
+static bool idgen_installed() {
+    return OidIsValid(get_extension_oid("idgen", true));
 }
 
-static void guards_changed(SharedState *s) {
-    if (s != nullptr) idgen::atomic_fetch_add(&s->guard_generation, 1);
+// Moves the shared generation now and again when the transaction commits: a backend that looked
+// in between saw the catalog without this statement's change, and must look again once it is
+// visible.
+static bool changed_in_transaction = false;
+
+static void bump_generation() {
+    if (SharedState *s = shared_state_or_null()) idgen::atomic_fetch_add(&s->guard_generation, 1);
+}
+
+static void at_transaction_end(XactEvent event, void *) {
+    if (!changed_in_transaction) return;
+    if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE)
+        bump_generation();
+    if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PARALLEL_PRE_COMMIT && event != XACT_EVENT_PRE_PREPARE)
+        changed_in_transaction = false;
+}
+
+static void guards_changed() {
+    static bool registered = false;
+    if (!registered) {
+        RegisterXactCallback(at_transaction_end, nullptr);
+        registered = true;
+    }
+    changed_in_transaction = true;
+    bump_generation();
+}
+
+static bool find_guard_of(Oid subid, CarriedRow *out) {
+    if (!idgen_installed()) return false;
+    CarriedRow rows[kLeaseSpaces];
+    const int n = read_guard_rows(rows, kLeaseSpaces);
+    for (int i = 0; i < n; i++)
+        if (rows[i].key == static_cast<int64_t>(subid)) {
+            *out = rows[i];
+            return true;
+        }
+    return false;
 }
 
 // ---- The check ---------------------------------------------------------------------------------
-// A backend looks at its database's guards again whenever the shared generation moved (a guard
-// was written anywhere), and on every draw while some guard blocks something: a subscription
-// dropped in another session is seen at once, without a write to announce it.
+// A backend looks at the subscriptions again whenever the shared generation moved (every
+// subscription statement of every database moves it, after it ran), and on every draw of a kind
+// that waited last time: a wait ends as soon as its cause does.
 
 static uint64_t seen_generation = UINT64_MAX;
-static bool some_guard_blocks = true;
+static uint32_t waiting_kinds = 0;  // bit(kind) for each kind refused at the last look
 
-void refuse_while_guarded(SharedState *s, backfill::LeaseKind kind, const char *what) {
+struct Blocker {
+    Oid subid;
+    Oid dbid;
+    int64_t publisher_node;
+};
+
+void refuse_while_guarded(SharedState *s, LeaseKind kind, const char *what) {
     const uint64_t generation = idgen::atomic_load(&s->guard_generation);
-    if (generation == seen_generation && !some_guard_blocks) return;
+    if (generation == seen_generation && (waiting_kinds & bit(kind)) == 0) return;
     CarriedRow rows[kLeaseSpaces];
-    const int n = read_guard_rows(rows, kLeaseSpaces);
-    bool any = false;
-    const CarriedRow *blocking = nullptr;
-    for (int i = 0; i < n; i++) {
-        const Guard g = guard_of(rows[i]);
-        if (backfill::guard_spent(g)) {
-            free_guard_row(rows[i].key);
-            continue;
-        }
-        for (backfill::LeaseKind k : {backfill::LeaseKind::uuid_auto, backfill::LeaseKind::uuid_given,
-                                      backfill::LeaseKind::snowflake, backfill::LeaseKind::uuid_v7})
-            any = any || backfill::guard_blocks(g, k, node_id);
-        if (blocking == nullptr && backfill::guard_blocks(g, kind, node_id)) blocking = &rows[i];
+    const int n = idgen_installed() ? read_guard_rows(rows, kLeaseSpaces) : 0;
+    uint32_t waiting = 0;
+    Blocker blocker{InvalidOid, InvalidOid, -1};
+    Relation rel = table_open(SubscriptionRelationId, AccessShareLock);
+    SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, nullptr, 0, nullptr);
+    for (HeapTuple t; HeapTupleIsValid(t = systable_getnext(scan));) {
+        const Form_pg_subscription sub = reinterpret_cast<Form_pg_subscription>(GETSTRUCT(t));
+        const bool here = sub->subdbid == MyDatabaseId;
+        Guard g{GuardState::awaiting, -1};  // what idgen knows of a subscription without a row
+        for (int i = 0; here && i < n; i++)
+            if (rows[i].key == static_cast<int64_t>(sub->oid)) g = Guard{static_cast<GuardState>(rows[i].bound), rows[i].value};
+        for (LeaseKind k : kGuardedKinds)
+            if ((here || backfill::server_wide(k)) && backfill::guard_blocks(g, k, node_id)) {
+                waiting |= bit(k);
+                if (k == kind && !OidIsValid(blocker.subid)) blocker = Blocker{sub->oid, sub->subdbid, g.publisher_node};
+            }
     }
+    systable_endscan(scan);
+    table_close(rel, AccessShareLock);
     seen_generation = generation;
-    some_guard_blocks = any;
-    if (blocking == nullptr) return;
-    const Oid subid = static_cast<Oid>(blocking->key);
-    char *name = get_subscription_name(subid, true);
-    if (name != nullptr)
+    waiting_kinds = waiting;
+    if (!OidIsValid(blocker.subid)) return;
+    const char *name = get_subscription_name(blocker.subid, true);
+    if (blocker.dbid != MyDatabaseId) {
+        const char *db = get_database_name(blocker.dbid);
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("%s: this database takes rows from subscription \"%s\", whose publisher's "
-                               "retrospective ids idgen has not taken into account", what, name),
-                        errdetail("%s", blocking->value >= 0
-                                            ? "The publisher's retrospective ids may equal this server's until its state is taken over."
-                                            : "The publisher's idgen.node_id is unknown (or equal to this server's), so its retrospective ids may equal this server's."),
-                        errhint("Backfill on the publisher, or drop the subscription when the move is done: DROP "
-                                "SUBSCRIPTION takes the publisher's state over. See the README, Logical replication.")));
+                        errmsg("%s: database \"%s\" takes rows from subscription \"%s\", whose publisher's "
+                               "retrospective ids idgen has not taken into account",
+                               what, db != nullptr ? db : "?", name != nullptr ? name : "?"),
+                        errdetail("These ids share the server's counters across all its databases."),
+                        errhint("Backfill when the subscription is dropped: DROP SUBSCRIPTION takes the "
+                                "publisher's state over. See the README, Logical replication.")));
+    }
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                    errmsg("%s: a subscription of this database was dropped before idgen could take its "
-                           "publisher's state over", what),
-                    errdetail("The publisher's retrospective ids may equal this server's."),
-                    errhint("SELECT idgen_carry_state('subscription name', 'publisher conninfo'); or, when "
-                            "the publisher made no retrospective ids, SELECT idgen_forget_subscription('subscription name');")));
+                    errmsg("%s: this database takes rows from subscription \"%s\", whose publisher's "
+                           "retrospective ids idgen has not taken into account",
+                           what, name != nullptr ? name : "?"),
+                    errdetail("%s", blocker.publisher_node >= 0
+                                        ? "The publisher's ids of this kind may equal this server's until its state is taken over."
+                                        : "The publisher's idgen.node_id is unknown, so its retrospective ids may equal this server's."),
+                    errhint("Backfill on the publisher, or drop the subscription when the move is done: DROP "
+                            "SUBSCRIPTION takes the publisher's state over. See the README, Logical replication.")));
 }
 
 // ---- Reading the publisher ---------------------------------------------------------------------
 
 struct PublisherState {
-    bool ok;
     char error[256];
     int64_t node_id;  // -1: none
     int rows;
@@ -101,23 +155,32 @@ struct PublisherState {
 };
 
 static bool fail(PublisherState *p, const char *what, PGconn *conn) {
-    snprintf(p->error, sizeof p->error, "%s: %s", what, conn != nullptr ? PQerrorMessage(conn) : "");
+    snprintf(p->error, sizeof p->error, "%s: %s", what, conn != nullptr ? PQerrorMessage(conn) : "out of memory");
     char *nl = strchr(p->error, '\n');
     if (nl != nullptr) *nl = '\0';
     if (conn != nullptr) PQfinish(conn);
     return false;
 }
 
-// Connects to the publisher with `conninfo` (10 s to answer) and reads its idgen.node_id and,
-// when `with_rows`, its reserved_state. libpq's objects are gone before anything can raise an
-// ERROR here: the caller acts on the copy.
-static bool read_publisher(const char *conninfo, bool with_rows, PublisherState *p) {
+// Connects to the publisher with `conninfo` (10 s to connect, 10 s per query) and reads its
+// idgen.node_id and, when `with_rows`, its reserved_state. `password_required`: for a
+// subscription whose owner is no superuser, the server's own credentials (a .pgpass, peer
+// authentication) must not be what let the connection in, as PostgreSQL requires of the
+// subscription itself. libpq's objects are gone before anything can raise an ERROR here: the
+// caller acts on the copy.
+static bool read_publisher(const char *conninfo, bool with_rows, bool password_required, PublisherState *p) {
     *p = PublisherState{};
     p->node_id = -1;
-    const char *keys[] = {"dbname", "connect_timeout", "application_name", nullptr};
-    const char *values[] = {conninfo, "10", "idgen", nullptr};
+    const char *keys[] = {"dbname", "connect_timeout", "application_name", "options", nullptr};
+    const char *values[] = {conninfo, "10", "idgen", "-c statement_timeout=10s", nullptr};
     PGconn *conn = PQconnectdbParams(keys, values, 1);
     if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) return fail(p, "could not connect to the publisher", conn);
+    if (password_required && !PQconnectionUsedPassword(conn)) {
+        PQfinish(conn);
+        snprintf(p->error, sizeof p->error, "the publisher let the connection in without a password (required "
+                                            "for subscriptions not owned by a superuser)");
+        return false;
+    }
     PGresult *r = PQexec(conn,
                          "SELECT pg_catalog.current_setting('idgen.node_id', true), "
                          "pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
@@ -129,7 +192,6 @@ static bool read_publisher(const char *conninfo, bool with_rows, PublisherState 
     if (PQntuples(r) != 1) {  // no idgen there: it made no retrospective ids
         PQclear(r);
         PQfinish(conn);
-        p->ok = true;
         return true;
     }
     if (!PQgetisnull(r, 0, 0) && *PQgetvalue(r, 0, 0) != '\0') p->node_id = strtoll(PQgetvalue(r, 0, 0), nullptr, 10);
@@ -151,111 +213,147 @@ static bool read_publisher(const char *conninfo, bool with_rows, PublisherState 
         PQclear(r);
     }
     PQfinish(conn);
-    p->ok = true;
     return true;
 }
 
 // Takes the publisher's rows over: every generator raised above its horizon, every lease
-// counter above its own (as a restore of its dump would).
-static void take_over(SharedState *s, const PublisherState &p) {
-    for (int i = 0; i < p.rows; i++) take_over_row(s, p.row[i], "taking over the publisher's idgen state");
+// counter above its own (as a restore of its dump would); into this database's rows too when it
+// has idgen.
+static void take_over(const PublisherState &p) {
+    SharedState *s = require_shared_state("taking over the publisher's idgen state");
+    const bool into_rows = idgen_installed();
+    for (int i = 0; i < p.rows; i++) take_over_row(s, p.row[i], into_rows, "taking over the publisher's idgen state");
 }
 
-// ---- Finding a guard by the subscription's name ------------------------------------------------
-// An existing subscription by its oid; a dropped one by the hash of its name, among guards
-// whose subscription is gone.
+// ---- The statements ----------------------------------------------------------------------------
 
-// The first guard row that `match` accepts.
-template <typename Match>
-static bool find_guard_row(Match match, CarriedRow *out) {
-    CarriedRow rows[kLeaseSpaces];
-    const int n = read_guard_rows(rows, kLeaseSpaces);
-    for (int i = 0; i < n; i++)
-        if (match(rows[i])) {
-            *out = rows[i];
-            return true;
-        }
-    return false;
+static bool password_required(Oid owner) {
+    return !superuser_arg(owner);
 }
 
-static bool find_guard_of(Oid subid, CarriedRow *out) {
-    return find_guard_row([&](const CarriedRow &r) { return r.key == static_cast<int64_t>(subid); }, out);
+static bool connects(const CreateSubscriptionStmt *stmt) {
+    ListCell *lc;
+    foreach (lc, stmt->options) {
+        DefElem *opt = lfirst_node(DefElem, lc);
+        if (strcmp(opt->defname, "connect") == 0) return defGetBoolean(opt);
+    }
+    return true;
 }
 
-static bool find_guard(const char *name, CarriedRow *out) {
-    const Oid subid = get_subscription_oid(name, true);
-    if (OidIsValid(subid)) return find_guard_of(subid, out);
-    return find_guard_row(
-        [&](const CarriedRow &r) { return r.step == name_hash(name) && !guard_of(r).subscription_exists; }, out);
-}
-
-// ---- The event trigger -------------------------------------------------------------------------
-// DROP SUBSCRIPTION: the conninfo is read at ddl_command_start (the subscription is still in
-// the catalog) and used at ddl_command_end (its workers have stopped and its slot is dropped,
-// so no more rows can arrive from before the state is read).
-
-static Oid dropping_subid = InvalidOid;
-static char *dropping_conninfo = nullptr;
-static char *dropping_name = nullptr;
-
-static void subscription_created(SharedState *s, const CreateSubscriptionStmt *stmt) {
-    const Oid subid = get_subscription_oid(stmt->subname, false);
+// The publisher's node id into the guard row (none when unknown: a subscription without a row
+// is guarded as one whose publisher's node id is unknown, and a full table is no reason to fail
+// a statement that has already made the publisher's slot).
+static void learn_publisher(Oid subid, const char *conninfo, bool password_needed, const char *what) {
     PublisherState p;
-    if (!read_publisher(stmt->conninfo, false, &p))
-        ereport(NOTICE, (errmsg("idgen: %s; the publisher's idgen.node_id is unknown", p.error),
-                         errdetail("Retrospective ids wait in this database until the subscription is dropped.")));
-    write_guard_row(subid, p.node_id, static_cast<int32_t>(GuardState::awaiting), name_hash(stmt->subname),
-                    "CREATE SUBSCRIPTION");
-    guards_changed(s);
+    if (!read_publisher(conninfo, false, password_needed, &p))
+        ereport(NOTICE, (errmsg("idgen: %s", p.error),
+                         errdetail("The publisher's idgen.node_id is unknown: retrospective ids wait while the "
+                                   "subscription exists.")));
+    if (p.node_id >= 0) {
+        write_guard_row(subid, p.node_id, static_cast<int32_t>(GuardState::awaiting), what);
+    } else {
+        free_guard_row(subid);
+    }
 }
+
+static void subscription_created(const CreateSubscriptionStmt *stmt) {
+    if (idgen_installed() && connects(stmt)) {
+        const Oid subid = get_subscription_oid(stmt->subname, false);
+        learn_publisher(subid, stmt->conninfo, password_required(GetUserId()), "CREATE SUBSCRIPTION");
+    }
+    guards_changed();
+}
+
+// A new connection is a new publisher; an enabled subscription brings rows again, so state
+// taken over while it was disabled no longer covers it.
+static void subscription_altered(const AlterSubscriptionStmt *stmt) {
+    const Oid subid = get_subscription_oid(stmt->subname, true);
+    CarriedRow g;
+    if (OidIsValid(subid) && idgen_installed()) {
+        const Subscription *sub = GetSubscription(subid, false);
+        if (stmt->kind == ALTER_SUBSCRIPTION_CONNECTION)
+            learn_publisher(subid, sub->conninfo, password_required(sub->owner), "ALTER SUBSCRIPTION");
+        else if (find_guard_of(subid, &g) && static_cast<GuardState>(g.bound) == GuardState::carried && sub->enabled)
+            write_guard_row(subid, g.value, static_cast<int32_t>(GuardState::awaiting), "ALTER SUBSCRIPTION");
+    }
+    guards_changed();
+}
+
+// DROP SUBSCRIPTION: the conninfo is read before it runs (the subscription is still in the
+// catalog) and used after (its workers have stopped and its slot is dropped, so no more rows
+// can arrive after the state is read).
+struct Dropping {
+    Oid subid;
+    char *conninfo;
+    char *name;
+    bool password_required;
+};
+static Dropping dropping{InvalidOid, nullptr, nullptr, false};
 
 static void forget_dropping() {
-    if (dropping_conninfo != nullptr) pfree(dropping_conninfo);
-    if (dropping_name != nullptr) pfree(dropping_name);
-    dropping_subid = InvalidOid;
-    dropping_conninfo = dropping_name = nullptr;
+    if (dropping.conninfo != nullptr) pfree(dropping.conninfo);
+    if (dropping.name != nullptr) pfree(dropping.name);
+    dropping = Dropping{InvalidOid, nullptr, nullptr, false};
 }
 
 static void subscription_dropping(const DropSubscriptionStmt *stmt) {
-    forget_dropping();  // left by a DROP SUBSCRIPTION that failed after its start
+    forget_dropping();  // left by a DROP SUBSCRIPTION that failed
     const Oid subid = get_subscription_oid(stmt->subname, true);
     if (!OidIsValid(subid)) return;
-    Subscription *sub = GetSubscription(subid, false);
-    dropping_subid = subid;
-    dropping_conninfo = MemoryContextStrdup(TopMemoryContext, sub->conninfo);
-    dropping_name = MemoryContextStrdup(TopMemoryContext, stmt->subname);
+    const Subscription *sub = GetSubscription(subid, false);
+    dropping = Dropping{subid, MemoryContextStrdup(TopMemoryContext, sub->conninfo),
+                        MemoryContextStrdup(TopMemoryContext, stmt->subname), password_required(sub->owner)};
 }
 
-static void subscription_dropped(SharedState *s) {
-    if (!OidIsValid(dropping_subid)) return;
-    const Oid subid = dropping_subid;
-    const char *conninfo = dropping_conninfo, *name = dropping_name;
+static void subscription_dropped() {
+    if (!OidIsValid(dropping.subid)) return;
     CarriedRow g;
-    if (find_guard_of(subid, &g) && static_cast<GuardState>(g.bound) == GuardState::forgotten) {
-        free_guard_row(subid);  // nothing to take over, by the administrator's word
-        guards_changed(s);
-        forget_dropping();
-        return;
+    const bool settled = find_guard_of(dropping.subid, &g) && static_cast<GuardState>(g.bound) != GuardState::awaiting;
+    if (!settled) {  // not taken over by hand while disabled, nor declared not needed
+        PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
+        if (read_publisher(dropping.conninfo, true, dropping.password_required, p)) {
+            take_over(*p);
+        } else if (idgen_installed()) {
+            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                            errmsg("DROP SUBSCRIPTION: idgen could not take over the publisher's state: %s", p->error),
+                            errdetail("Without it, retrospective ids made here could equal the publisher's."),
+                            errhint("Disable the subscription, then take the state over from wherever the publisher's "
+                                    "database is now (SELECT idgen_carry_state('%s', 'conninfo');) or declare that it "
+                                    "made no retrospective ids (SELECT idgen_forget_subscription('%s');), and drop "
+                                    "again (with ALTER SUBSCRIPTION ... SET (slot_name = NONE) if its slot is gone).",
+                                    dropping.name, dropping.name)));
+        } else {
+            ereport(WARNING, (errmsg("idgen: could not take over the publisher's state: %s", p->error),
+                              errdetail("This database has no idgen; ids made by other databases of this server with "
+                                        "retrospective generators could equal the publisher's.")));
+        }
     }
-    PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
-    if (read_publisher(conninfo, true, p)) {
-        if (s != nullptr) take_over(s, *p);
-        write_guard_row(subid, p->node_id, static_cast<int32_t>(GuardState::carried), name_hash(name),
-                        "DROP SUBSCRIPTION");
-    } else {
-        // Also for a subscription made before idgen guarded subscriptions (no row yet).
-        const bool guarded = find_guard_of(subid, &g);
-        write_guard_row(subid, guarded ? g.value : -1, static_cast<int32_t>(GuardState::awaiting), name_hash(name),
-                        "DROP SUBSCRIPTION");
-        ereport(WARNING, (errmsg("idgen: %s", p->error),
-                          errdetail("The publisher's retrospective ids are not taken into account: retrospective "
-                                    "ids wait in this database."),
-                          errhint("SELECT idgen_carry_state('%s', 'publisher conninfo'); or, when the publisher made "
-                                  "no retrospective ids, SELECT idgen_forget_subscription('%s');",
-                                  name, name)));
-    }
-    guards_changed(s);
+    if (idgen_installed()) free_guard_row(dropping.subid);
     forget_dropping();
+    guards_changed();
+}
+
+static ProcessUtility_hook_type previous_utility_hook = nullptr;
+
+static void watch_subscriptions(PlannedStmt *pstmt, const char *query, bool read_only_tree, ProcessUtilityContext context,
+                                ParamListInfo params, QueryEnvironment *env, DestReceiver *dest, QueryCompletion *qc) {
+    Node *stmt = pstmt->utilityStmt;
+    if (IsA(stmt, DropSubscriptionStmt)) subscription_dropping(castNode(DropSubscriptionStmt, stmt));
+    if (previous_utility_hook != nullptr)
+        previous_utility_hook(pstmt, query, read_only_tree, context, params, env, dest, qc);
+    else
+        standard_ProcessUtility(pstmt, query, read_only_tree, context, params, env, dest, qc);
+    if (IsA(stmt, CreateSubscriptionStmt))
+        subscription_created(castNode(CreateSubscriptionStmt, stmt));
+    else if (IsA(stmt, AlterSubscriptionStmt))
+        subscription_altered(castNode(AlterSubscriptionStmt, stmt));
+    else if (IsA(stmt, DropSubscriptionStmt))
+        subscription_dropped();
+}
+
+void install_subscription_hook() {
+    previous_utility_hook = ProcessUtility_hook;
+    ProcessUtility_hook = watch_subscriptions;
 }
 
 }  // namespace idgen::pg
@@ -263,60 +361,51 @@ static void subscription_dropped(SharedState *s) {
 using namespace idgen::pg;
 
 extern "C" {
-PG_FUNCTION_INFO_V1(idgen_subscription_event);
 PG_FUNCTION_INFO_V1(idgen_carry_state);
 PG_FUNCTION_INFO_V1(idgen_forget_subscription);
 }
 
-Datum idgen_subscription_event(PG_FUNCTION_ARGS) {
-    if (!CALLED_AS_EVENT_TRIGGER(fcinfo)) elog(ERROR, "idgen_subscription_event: not called as an event trigger");
-    const EventTriggerData *trigger = reinterpret_cast<EventTriggerData *>(fcinfo->context);
-    SharedState *s = shared_state_or_null();
-    const bool end = strcmp(trigger->event, "ddl_command_end") == 0;
-    if (trigger->tag == CMDTAG_CREATE_SUBSCRIPTION && end)
-        subscription_created(s, reinterpret_cast<const CreateSubscriptionStmt *>(trigger->parsetree));
-    else if (trigger->tag == CMDTAG_DROP_SUBSCRIPTION && !end)
-        subscription_dropping(reinterpret_cast<const DropSubscriptionStmt *>(trigger->parsetree));
-    else if (trigger->tag == CMDTAG_DROP_SUBSCRIPTION && end)
-        subscription_dropped(s);
-    PG_RETURN_VOID();
-}
-
-// (subscription name, conninfo text DEFAULT NULL) -> void: takes the publisher's state over by
-// hand (the subscription's own conninfo when it still exists and none is given).
+// (subscription name, conninfo text DEFAULT NULL) -> void: takes a publisher's state over by
+// hand: the subscription's (disabled, so that no more rows arrive) from `conninfo` or its own;
+// with no such subscription, from `conninfo` alone.
 Datum idgen_carry_state(PG_FUNCTION_ARGS) {
-    if (PG_ARGISNULL(0)) ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("idgen_carry_state: subscription must not be NULL")));
+    if (PG_ARGISNULL(0))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("idgen_carry_state: subscription must not be NULL")));
     const char *name = NameStr(*PG_GETARG_NAME(0));
-    SharedState *s = require_shared_state("idgen_carry_state()");
     const Oid subid = get_subscription_oid(name, true);
-    const char *conninfo = !PG_ARGISNULL(1)       ? text_to_cstring(PG_GETARG_TEXT_PP(1))
-                           : OidIsValid(subid) ? GetSubscription(subid, false)->conninfo
-                                               : nullptr;
-    if (conninfo == nullptr)
+    const Subscription *sub = OidIsValid(subid) ? GetSubscription(subid, false) : nullptr;
+    if (sub == nullptr && PG_ARGISNULL(1))
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("idgen_carry_state: subscription \"%s\" does not exist", name),
                         errhint("Give the publisher's conninfo as the second argument.")));
+    if (sub != nullptr && sub->enabled)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("idgen_carry_state: subscription \"%s\" is enabled", name),
+                        errdetail("Rows taken after the state is read would not be covered."),
+                        errhint("ALTER SUBSCRIPTION %s DISABLE; first.", quote_identifier(name))));
+    const char *conninfo = !PG_ARGISNULL(1) ? text_to_cstring(PG_GETARG_TEXT_PP(1)) : sub->conninfo;
     PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
-    if (!read_publisher(conninfo, true, p))
+    if (!read_publisher(conninfo, true, false, p))
         ereport(ERROR, (errcode(ERRCODE_CONNECTION_FAILURE), errmsg("idgen_carry_state: %s", p->error)));
-    take_over(s, *p);
-    CarriedRow g;
-    if (find_guard(name, &g)) {
-        write_guard_row(g.key, p->node_id, static_cast<int32_t>(GuardState::carried), g.step, "idgen_carry_state()");
-        guards_changed(s);
-        if (guard_of(g).subscription_exists)
-            ereport(NOTICE, (errmsg("idgen: subscription \"%s\" still exists: retrospective ids wait until it is dropped", name)));
+    take_over(*p);
+    if (sub != nullptr) {
+        if (!write_guard_row(subid, p->node_id, static_cast<int32_t>(GuardState::carried), "idgen_carry_state()"))
+            ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                            errmsg("idgen_carry_state: idgen's table \"reserved_state\" has no free row")));
+        guards_changed();
     }
     PG_RETURN_VOID();
 }
 
-// (subscription name) -> void: declares that the publisher's state needs no taking over.
+// (subscription name) -> void: declares that the subscription's publisher made no retrospective
+// ids to take into account.
 Datum idgen_forget_subscription(PG_FUNCTION_ARGS) {
-    if (PG_ARGISNULL(0)) ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("idgen_forget_subscription: subscription must not be NULL")));
     const char *name = NameStr(*PG_GETARG_NAME(0));
-    CarriedRow g;
-    if (!find_guard(name, &g))
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("idgen_forget_subscription: no guard for subscription \"%s\"", name)));
-    write_guard_row(g.key, g.value, static_cast<int32_t>(GuardState::forgotten), g.step, "idgen_forget_subscription()");
-    guards_changed(shared_state_or_null());
+    const Oid subid = get_subscription_oid(name, true);
+    if (!OidIsValid(subid))
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("idgen_forget_subscription: subscription \"%s\" does not exist", name)));
+    if (!write_guard_row(subid, -1, static_cast<int32_t>(GuardState::forgotten), "idgen_forget_subscription()"))
+        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                        errmsg("idgen_forget_subscription: idgen's table \"reserved_state\" has no free row")));
+    guards_changed();
     PG_RETURN_VOID();
 }

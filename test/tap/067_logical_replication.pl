@@ -4,10 +4,12 @@
 # --schema-only, subscribes, follows A while A goes on working, and takes over when the
 # subscription is dropped; then it backfills the same timestamps again. No id may repeat.
 # - B: a publication FOR ALL TABLES (idgen's own tables included).
-# - C: a publication of the user's table only; the subscription is dropped while A is down (the
-#   way a dead publisher's subscription is dropped), so idgen cannot take A's state over: C
-#   refuses retrospective ids (55000) until idgen_carry_state, then backfills.
-# While subscribed, the new servers refuse retrospective ids (55000).
+# - C: a publication of the user's table only; A is down when the subscription is to be dropped
+#   (disabled, slot_name = NONE, as a dead publisher's subscription is dropped), so idgen cannot
+#   take A's state over: the DROP fails and retrospective ids keep waiting until
+#   idgen_carry_state (from A, back up) takes it over; then the DROP succeeds and C backfills.
+# While subscribed, the new servers refuse retrospective ids (55000), also in their other
+# databases for the generators whose counters the server's databases share.
 # - On PostgreSQL 16 and later, P and Q (node ids 1 and 2) replicate one table both ways
 #   (origin = none) while both insert and backfill it: no primary-key conflict, the generators
 #   whose ids carry the node id work on both, the others wait.
@@ -79,6 +81,9 @@ sub subscriber {
         "$name: uuid_v1_at(ts) waits while the subscription stands (same node id as the publisher)");
     is(sqlstate_of($n, 'app', q{SELECT snowflake_at('s', '2015-06-15 12:00:00+00')}), '55000',
         "$name: snowflake_at waits too");
+    $n->safe_psql('postgres', 'CREATE EXTENSION idgen');
+    is(sqlstate_of($n, 'postgres', q{SELECT uuid_v7_at('2015-06-15 12:00:00+00')}), '55000',
+        "$name: another database of the server waits too (the counters are the server's)");
     return $n;
 }
 
@@ -98,11 +103,13 @@ $a->wait_for_catchup('move');
 $a->stop;
 $c->safe_psql('app', 'ALTER SUBSCRIPTION move DISABLE; ALTER SUBSCRIPTION move SET (slot_name = NONE)');
 my ($ret, $out, $err) = $c->psql('app', 'DROP SUBSCRIPTION move');
-like($err, qr/WARNING:.*could not connect to the publisher/, 'c: dropped while a is down: a WARNING');
+like($err, qr/ERROR:  DROP SUBSCRIPTION: idgen could not take over the publisher's state: could not connect/,
+    'c: dropped while a is down: the DROP fails');
 is(sqlstate_of($c, 'app', q{SELECT uuid_v1_at('2015-06-15 12:00:00+00', '08:00:2b:01:02:03')}), '55000',
     'c: without the publisher\'s state, retrospective ids wait (55000)');
 start_node($a);
 $c->safe_psql('app', "SELECT idgen_carry_state('move', '" . $a->connstr . " dbname=app')");
+$c->safe_psql('app', 'DROP SUBSCRIPTION move');
 work($c, 5);
 is(repeats($c), '0|0|0|0|0|0|' . 4 * $rows, 'c (user table, idgen_carry_state): no id repeats after the move');
 $a->safe_psql('app', 'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots');

@@ -100,4 +100,18 @@ TEST(LeaseSpaces, SpaceIdsOfDifferentSpacesDiffer) {
     EXPECT_TRUE(space_id(snowflake_space(1, 7)) == space_id(snowflake_space(1, 7)));
 }
 
+TEST(LeaseSpaces, OldKindsTakenOverMergeWithTheNewCellOfTheirSpace) {
+    // A standby of 0.6.0 replayed a newer primary's records into a second cell of the space.
+    LeaseTable t{};
+    t.cells[0] = LeaseTable::Cell{LeaseSpace{LeaseKind::uuid_given_skipping_live, 0, 7}, LeaseState{9, 4, 2}};
+    t.cells[2] = LeaseTable::Cell{LeaseSpace{LeaseKind::uuid_given, 0, 7}, LeaseState{6, 8, 2}};
+    for (LeaseTable::Cell &c : t.cells) from_skipping_mapping(&c.space, &c.state);
+    merge_same_spaces(&t);
+    EXPECT_EQ(t.cells[0].space.kind, LeaseKind::uuid_given);
+    EXPECT_EQ(t.cells[0].state.next, 10u);  // 9 + 1 from the old mapping, above the new cell's 6
+    EXPECT_EQ(t.cells[0].state.bound, 8u);
+    EXPECT_EQ(t.cells[2].space.kind, LeaseKind::free);
+    EXPECT_EQ(find_cell(t.cells, LeaseSpace{LeaseKind::uuid_given, 0, 7}), &t.cells[0]);
+}
+
 }  // namespace
