@@ -9,6 +9,7 @@
 #include "../core/session_lru.hpp"
 #include "backfill_pool.hpp"
 #include "carried_state.hpp"
+#include "cluster_backfill.hpp"
 #include "errors.hpp"
 #include "settings.hpp"
 #include "subscription_guard.hpp"
@@ -117,11 +118,13 @@ static bool wait_for_parked(SessionAllocator *s, int waited_ms) {
 }
 
 // One more namespace for the allocator, in this order: a parked one of the space (with its
-// starts), a fresh lease, one leased before this server began generating (recycled, every
-// timestamp starting at the space's durable offset bound), or, after waiting for a session
-// to hand one back, an error (54000).
+// starts), a fresh lease (in cluster mode from the registry's batches), one leased before this
+// server began generating (recycled, every timestamp starting at the space's durable offset
+// bound; not in cluster mode), or, after waiting for a session to hand one back, an error
+// (54000).
 static void hold_next(SessionAllocator *s, const char *what) {
     backfill::Allocator *a = &s->alloc;
+    ClusterShared *cluster = cluster_shared();
     uint64_t ns = 0;
     uint32_t start = 0;
     bool adopted = false;
@@ -130,8 +133,12 @@ static void hold_next(SessionAllocator *s, const char *what) {
             adopted = true;
             break;
         }
-        if (lease_namespace(s->shared, s->space, s->limit, what, &ns)) break;
-        if (backfill::can_adopt(a) && recycle_namespace(s->shared, s->space, &ns, &start)) {
+        if (cluster != nullptr ? cluster_lease_namespace(s->shared, cluster, s->space, s->limit, what, &ns)
+                               : lease_namespace(s->shared, s->space, s->limit, what, &ns))
+            break;
+        // Recycling counts on the server's table holding only its own namespaces: in cluster
+        // mode it counts every server's (cluster_backfill.hpp).
+        if (cluster == nullptr && backfill::can_adopt(a) && recycle_namespace(s->shared, s->space, &ns, &start)) {
             for (uint32_t b = 0; b < backfill::kStartBuckets; b++) park_buffer[b] = start;
             adopted = true;
             break;

@@ -81,6 +81,21 @@ struct Claim {
     alignas(kCacheLine) uint64_t word;
 };
 
+// Namespaces of retrospective ids leased from the registry for one space (cluster_backfill.hpp;
+// the rule is registry_batch.hpp's). Under lock; the worker fills a cell a backend asked for.
+constexpr int kBatchSpaces = 16;
+struct BatchCell {
+    uint32_t kind;       // the space's LeaseKind; 0: a free cell
+    uint64_t key;        // the space's key
+    uint64_t limit;      // the space's namespaces
+    uint64_t floor;      // the server's own count of the space (a moved database's, taken over):
+                         // the next batch starts at or above it
+    uint64_t next, end;  // the batch's namespaces not handed out yet: next .. end - 1
+    bool used_up;        // the registry's counter reached the limit
+    uint64_t asked;      // bumped by every backend that finds the batch empty
+    uint64_t answered;   // `asked` as of the worker's last answer
+};
+
 struct ClusterShared {
     LWLock *lock;
     // Atomic, stored by the worker only:
@@ -93,6 +108,7 @@ struct ClusterShared {
     int64_t attaches;
     int64_t detaches;
     char last_error[kErrorText];
+    BatchCell batches[kBatchSpaces];
     int claim_count;
     Claim claims[FLEXIBLE_ARRAY_MEMBER];
 };

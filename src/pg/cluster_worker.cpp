@@ -32,6 +32,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../core/atomic_word.hpp"
+#include "../core/lease_spaces.hpp"
+#include "../core/registry_batch.hpp"
 #include "../core/registry_horizon.hpp"
 #include "../core/registry_lease.hpp"
 #include "../core/snowflake.hpp"
@@ -484,6 +486,62 @@ struct Worker {
         }
     }
 
+    // Namespace batches that backends asked for (cluster_backfill.hpp): the space's counter in
+    // the registry swapped up by a batch (registry_batch.hpp), the batch published only once the
+    // swap is stored. Not tied to the lease: a swapped batch is this server's for good.
+    static constexpr uint64_t kNamespacesPerBatch = 16;
+
+    static const char *kind_name(uint32_t kind) {
+        switch (static_cast<backfill::LeaseKind>(kind)) {
+            case backfill::LeaseKind::uuid_auto: return "uuid_auto";
+            case backfill::LeaseKind::uuid_given: return "uuid_given";
+            case backfill::LeaseKind::uuid_v7: return "uuid_v7";
+            default: return "other";
+        }
+    }
+
+    // The next batch of a space whose registry counter is at `key`, starting at or above `floor`
+    // (what the server counts itself); false when etcd did not answer.
+    bool lease_batch(const std::string &key, uint64_t floor, uint64_t limit, registry::Batch *batch) {
+        for (int attempt = 0; attempt < 8; attempt++) {  // another server's swap came first: again
+            bool found = false, done = false;
+            std::string value, seen;
+            if (!etcd.get(key, &found, &value)) return false;
+            int64_t current = 0;
+            if (found && (!etcd::parse_int64(value, &current) || current < 0)) return false;
+            *batch = registry::take_batch(std::max(static_cast<uint64_t>(current), floor), kNamespacesPerBatch, limit);
+            if (batch->first == batch->end) return true;  // used up: nothing to take
+            if (!etcd.swap(key, value, !found, std::to_string(batch->end), &done, &seen)) return false;
+            if (done) return true;
+        }
+        return false;
+    }
+
+    void serve_batches() {
+        for (int i = 0; i < kBatchSpaces; i++) {
+            LWLockAcquire(c->lock, LW_SHARED);
+            const BatchCell asked = c->batches[i];
+            LWLockRelease(c->lock);
+            if (asked.kind == 0 || asked.answered >= asked.asked) continue;
+            const std::string key = prefix + "backfill/" + kind_name(asked.kind) + "/" + std::to_string(asked.key);
+            registry::Batch batch;
+            if (!lease_batch(key, asked.floor, asked.limit, &batch)) {
+                note_error("leasing namespaces");
+                continue;
+            }
+            LWLockAcquire(c->lock, LW_EXCLUSIVE);
+            BatchCell &cell = c->batches[i];  // backends only take from a batch, which was empty
+            if (batch.first == batch.end) {
+                cell.used_up = true;
+            } else {
+                cell.next = batch.first;
+                cell.end = batch.end;
+            }
+            cell.answered = asked.asked;
+            LWLockRelease(c->lock);
+        }
+    }
+
     void round() {
         const int64_t now = monotonic_ns();
         keep_lease(now);
@@ -503,6 +561,7 @@ struct Worker {
                                         generator_now_unix_ns(s) / 1000, reserve_us()))
                 advance(static_cast<int64_t>(atomic_load(&c->horizon_us)));
         }
+        serve_batches();  // after the lease's own business, which must not wait behind it
         count_transitions(monotonic_ns());
     }
 

@@ -4,6 +4,7 @@
 #include "../core/uuid_v1.hpp"
 #include "../core/uuid_v1_backfill.hpp"
 #include "backfill_sessions.hpp"
+#include "cluster_backfill.hpp"
 #include "convert.hpp"
 #include "errors.hpp"
 #include "postgres_api.hpp"
@@ -52,12 +53,12 @@ static Uuid retrospective_v1(FunctionCallInfo fcinfo, const char *what) {
                                              uuid_v1::backfill::kGivenNamespaces, us, what);
         check(uuid_v1::backfill::make_given(us, node, d.ns, d.offset, &u));
     } else {
-        const int32_t id = require_node_id(what, "Set idgen.node_id in postgresql.conf and restart, or give "
-                                                 "a node as the second argument.");
-        const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_auto, InvalidOid, 0},
+        const RetrospectiveNode id = retrospective_node(what, "Set idgen.node_id in postgresql.conf and restart, or "
+                                                              "give a node as the second argument.");
+        const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_auto, InvalidOid, id.space_key},
                                              uuid_v1::backfill::kAutoPerNamespace,
                                              uuid_v1::backfill::kAutoNamespaces, us, what);
-        check(uuid_v1::backfill::make_auto(us, id, d.ns, d.offset, &u));
+        check(uuid_v1::backfill::make_auto(us, id.node_id, d.ns, d.offset, &u));
     }
     return u;
 }

@@ -4,6 +4,7 @@
 #include "../core/uuid_v7.hpp"
 #include "../core/uuid_v7_clock.hpp"
 #include "backfill_sessions.hpp"
+#include "cluster_backfill.hpp"
 #include "convert.hpp"
 #include "errors.hpp"
 #include "generate.hpp"
@@ -44,11 +45,11 @@ Datum idgen_uuid_v7_at(PG_FUNCTION_ARGS) {
     const int64_t us = unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
     uuid_v7::Time t;
     check(uuid_v7::time_from_unix_micros(us, &t));
-    const int32_t id = require_node_id(what, "Set idgen.node_id in postgresql.conf and restart.");
-    const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_v7, InvalidOid, 0},
+    const RetrospectiveNode id = retrospective_node(what, "Set idgen.node_id in postgresql.conf and restart.");
+    const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_v7, InvalidOid, id.space_key},
                                          uuid_v7::kPerNamespace, uuid_v7::kNamespaces, us, what);
     Uuid u;
-    check(uuid_v7::make_retrospective(us, id, d.ns, d.offset, &u));
+    check(uuid_v7::make_retrospective(us, id.node_id, d.ns, d.offset, &u));
     PG_RETURN_UUID_P(datum_from_uuid(u));
 }
 

@@ -1,6 +1,7 @@
 // The registry lease state machine (registry_lease.hpp) and the handover of a node id above the
 // stored horizon (registry_horizon.hpp), on fake clocks: the server's monotonic clock, its wall
-// clock, and the registry's clock, each moved by hand. A small model of the registry (a key that
+// clock, and the registry's clock, each moved by hand; and the namespace batches
+// (registry_batch.hpp). A small model of the registry (a key that
 // expires with its lease, a horizon per node id written only by the key's holder) lets two
 // servers hand one node id over while one of them is frozen and the other's clock is behind.
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "logical_clock.hpp"
+#include "registry_batch.hpp"
 #include "registry_horizon.hpp"
 #include "registry_lease.hpp"
 #include "snowflake.hpp"
@@ -243,3 +245,14 @@ TEST(RegistryHandover, WithoutTheStoredHorizonTheNewHolderRepeatsIds) {
 }
 
 }  // namespace
+
+// The registry's namespace batches (registry_batch.hpp).
+
+TEST(RegistryBatch, ABatchStartsAtTheCounterAndStopsAtTheLimit) {
+    using idgen::registry::take_batch;
+    EXPECT_EQ(take_batch(0, 16, 1000).first, 0u);
+    EXPECT_EQ(take_batch(0, 16, 1000).end, 16u);
+    EXPECT_EQ(take_batch(990, 16, 1000).end, 1000u);  // clipped at the limit
+    EXPECT_EQ(take_batch(1000, 16, 1000).first, take_batch(1000, 16, 1000).end);  // none left
+    EXPECT_EQ(take_batch(5000, 16, 1000).end, 1000u);
+}

@@ -1,0 +1,109 @@
+# Retrospective ids in cluster mode: four servers that lease their node ids from three etcd
+# members backfill the same timestamps at once through uuid_v1_at(ts), uuid_v1_at(ts, node),
+# uuid_v6_at(ts) and uuid_v7_at; then one server stops and a new one takes its node id over, one
+# etcd member is killed, and the four backfill the same timestamps again. No id may repeat across
+# all servers and rounds: namespaces come from the registry's counters (one per space, taken a
+# batch at a time by compare-and-swap), not from each server's own. snowflake_at stays refused
+# (0A000).
+use strict;
+use warnings;
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IdgenTest;
+use IdgenEtcd;
+
+if (my @missing = IdgenEtcd::missing_programs()) {
+    plan skip_all => "@missing not installed (Debian packages etcd-server, etcd-client)";
+}
+
+my $prefix = 'backfill';
+my $etcd = IdgenEtcd->new;
+$etcd->start;
+my $conf = "idgen.registry = '" . $etcd->client_urls . "'\nidgen.registry_cluster = '$prefix'\n"
+  . "idgen.registry_lease = 3\nidgen.max_wait = '10s'\n";
+my $rows = 4000;  # per server and round: 40 rows on each of 100 microseconds
+
+sub server {
+    my ($name) = @_;
+    my $s = idgen_node($name, conf => $conf);
+    start_node($s);
+    $s->safe_psql('postgres', q{
+        CREATE EXTENSION idgen;
+        CREATE TABLE ids (round int, generator text, id uuid);});
+    $s->poll_query_until('postgres', q{SELECT state = 'attached' FROM idgen_registry})
+      or die "$name did not attach";
+    return $s;
+}
+
+sub node_id { my ($s) = @_; return $s->safe_psql('postgres', 'SELECT node_id FROM idgen_registry'); }
+
+# Every server backfills the same $rows timestamps through every generator, all at once.
+sub backfill_at_once {
+    my ($round, @servers) = @_;
+    my (%run, %err);
+    my $sql = qq{
+        INSERT INTO ids SELECT $round, g.name, CASE g.name
+                WHEN 'uuid_v1_at(ts)' THEN uuid_v1_at(t) WHEN 'uuid_v1_at(ts, node)' THEN uuid_v1_at(t, '08:00:2b:01:02:03')
+                WHEN 'uuid_v6_at(ts)' THEN uuid_v6_at(t) ELSE uuid_v7_at(t) END
+        FROM (VALUES ('uuid_v1_at(ts)'), ('uuid_v1_at(ts, node)'), ('uuid_v6_at(ts)'), ('uuid_v7_at(ts)')) g(name),
+             (SELECT '2015-06-15 12:00:00+00'::timestamptz + (i % 100) * interval '1 microsecond' AS t
+              FROM generate_series(1, $rows) i) h;};
+    for my $s (@servers) {
+        $run{ $s->name } = IPC::Run::start([ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $s->connstr('postgres'),
+            '-c', $sql ], '<', '/dev/null', '>', \my $out, '2>', \$err{ $s->name });
+    }
+    for my $name (sort keys %run) { $run{$name}->finish or die "$name: backfill failed: $err{$name}"; }
+    is($_->safe_psql('postgres', "SELECT count(*) FROM ids WHERE round = $round"), 4 * $rows,
+        $_->name . ": round $round backfilled") for @servers;
+}
+
+# Every id of every server, per generator family (v1 and v6 UUIDs share their namespaces):
+# { id => server }; the number of ids seen twice.
+my %seen;
+my $repeats = 0;
+sub collect {
+    my ($s) = @_;
+    for my $line (split /\n/, $s->safe_psql('postgres', q{SELECT generator, id FROM ids})) {
+        my ($generator, $id) = split /\|/, $line;
+        $repeats++ if exists $seen{$id};
+        $seen{$id} = $s->name;
+    }
+}
+
+my @servers = map { server("s$_") } 1 .. 4;
+is(join(',', sort map { node_id($_) } @servers), '0,1,2,3', 'four servers hold node ids 0 to 3');
+backfill_at_once(1, @servers);
+
+# A handover: s1 stops (its node id goes back), s5 takes it; an etcd member is killed.
+my $s1 = shift @servers;
+my $handed = node_id($s1);
+collect($s1);
+$s1->stop;
+my $s5 = server('s5');
+is(node_id($s5), $handed, "s5 took s1's node id $handed");
+$etcd->kill_member(0);
+push @servers, $s5;
+backfill_at_once(2, @servers);
+collect($_) for @servers;
+
+is(scalar(keys %seen), 4 * 4 * $rows + 4 * 4 * $rows, 'every id of both rounds collected');
+is($repeats, 0, 'no id twice across five servers, a handover and an etcd member lost');
+my $counters = $etcd->get_prefix("/$prefix/backfill/");
+ok(exists $counters->{"/$prefix/backfill/uuid_given/" . hex('08002b010203')}, 'the given node\'s counter is in etcd');
+ok(exists $counters->{"/$prefix/backfill/uuid_auto/$handed"}, "node id ${handed}'s counter is in etcd");
+# A database moved here from outside the cluster brings its counters (here a restored row: node
+# 08:00:2b:0a:0b:0c had leased 5,000 namespaces): the server's next batch starts above them,
+# though etcd's counter knew nothing of them.
+my $s2 = $servers[0];
+$s2->safe_psql('postgres', q{INSERT INTO reserved_state VALUES (9, 6, x'08002b0a0b0c'::bigint, 5000, 42, 0, 0)});
+cmp_ok($s2->safe_psql('postgres', q{SELECT uuid_v1_clock_seq(uuid_v1_at('2015-06-15 12:00:00+00', '08:00:2b:0a:0b:0c'))}),
+    '>=', 5000, "a moved database's counter: the batch from the registry starts above it");
+like(psql_error($s5, q{SELECT snowflake_create('s', '2020-01-01+00', 128, backfill_nodes => 4);
+                       SELECT snowflake_at('s', '2015-06-15 12:00:00+00')}), qr/ERROR:\s+0A000:/,
+    'snowflake_at stays refused in cluster mode');
+
+$_->stop for @servers;
+$etcd->stop;
+done_testing();
