@@ -51,6 +51,26 @@ uint64_t backfill_per_namespace(const Layout &layout) noexcept {
     return uint64_t{1} << layout.counter_bits();
 }
 
+uint64_t cluster_backfill_windows(const Layout &layout) noexcept {
+    const uint64_t per_node = backfill_per_namespace(layout);
+    return per_node < 64 ? per_node : 64;
+}
+
+uint64_t cluster_backfill_namespaces(const Layout &layout) noexcept {
+    return static_cast<uint64_t>(layout.backfill_nodes) * cluster_backfill_windows(layout);
+}
+
+uint64_t cluster_backfill_per_namespace(const Layout &layout) noexcept {
+    return backfill_per_namespace(layout) / cluster_backfill_windows(layout);
+}
+
+void cluster_backfill_position(const Layout &layout, uint64_t v, uint64_t offset, uint64_t *lease,
+                               uint64_t *node_offset) noexcept {
+    const uint64_t windows = cluster_backfill_windows(layout);
+    *lease = v / windows;
+    *node_offset = (v % windows) * cluster_backfill_per_namespace(layout) + offset;
+}
+
 Status at(const Layout &layout, int64_t unix_us, uint64_t lease, uint64_t offset, int64_t *id) noexcept {
     const int64_t epoch_us = layout.epoch_unix_ms * 1000;
     // unix_us may be an int64 extreme (±infinity): compare before subtracting.

@@ -122,6 +122,17 @@ int64_t retire(LogicalClock *clock, uint64_t *generation, const Layout &layout) 
 int64_t backfill_key(int64_t unix_us) noexcept;  // the millisecond the counters are kept per
 uint64_t backfill_per_namespace(const Layout &layout) noexcept;
 
+// In cluster mode namespaces are never recycled (registry_batch.hpp), so each reserved node
+// id's counter values are cut into windows, each a namespace of its own: cluster namespace v is
+// window v % windows of reserved node id v / windows (node-major, so that a server's count of
+// whole reserved node ids, n, covers exactly the cluster namespaces below n * windows).
+uint64_t cluster_backfill_windows(const Layout &layout) noexcept;  // per reserved node id
+uint64_t cluster_backfill_namespaces(const Layout &layout) noexcept;
+uint64_t cluster_backfill_per_namespace(const Layout &layout) noexcept;
+// The namespace and offset of at() for `offset` of cluster namespace `v`.
+void cluster_backfill_position(const Layout &layout, uint64_t v, uint64_t offset, uint64_t *lease,
+                               uint64_t *node_offset) noexcept;
+
 // The id at `offset` of namespace `lease` in the millisecond of `unix_us`. Errors: the time is
 // before the epoch or past the time field (timestamp_out_of_range), the layout reserves no
 // node ids (not_attached), the lease is past the reserved ones (exhausted).

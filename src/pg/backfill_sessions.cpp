@@ -30,6 +30,7 @@ struct SessionAllocator {
     uint64_t last_used;
     SharedState *shared;
     uint64_t limit;             // the space's namespaces
+    uint64_t per_local;         // in cluster mode: namespaces per namespace of the server's table
     uint64_t counted;           // namespaces this allocator counted in use (backfill_pool.hpp)
     uint64_t known_bound;       // the space's durable offset bound as last seen (it only grows)
     backfill::Allocator alloc;  // its table, held window and adopted starts are palloc'd in `context`
@@ -133,7 +134,7 @@ static void hold_next(SessionAllocator *s, const char *what) {
             adopted = true;
             break;
         }
-        if (cluster != nullptr ? cluster_lease_namespace(s->shared, cluster, s->space, s->limit, what, &ns)
+        if (cluster != nullptr ? cluster_lease_namespace(s->shared, cluster, s->space, s->limit, s->per_local, what, &ns)
                                : lease_namespace(s->shared, s->space, s->limit, what, &ns))
             break;
         // Recycling counts on the server's table holding only its own namespaces: in cluster
@@ -166,9 +167,10 @@ static uint32_t bound_step(uint64_t per_namespace) {
 }
 
 BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t per_namespace,
-                           uint64_t limit, int64_t key, const char *what) {
+                           uint64_t limit, uint64_t per_local, int64_t key, const char *what) {
     refuse_while_guarded(state, space.kind, what);
     SessionAllocator *s = allocator_for(state, space, per_namespace, limit);
+    s->per_local = per_local;
     if (const uint32_t cells = backfill::cells_wanted(&s->alloc)) {  // on an error the old one stays
         backfill::Entry *old = s->alloc.table;
         backfill::grow(&s->alloc, static_cast<backfill::Entry *>(

@@ -21,8 +21,10 @@ struct BackfillDraw {
 
 // The namespace and offset of the next id for `key` (a microsecond or millisecond) in
 // `space`, whose namespaces hold `per_namespace` ids per key and number `limit`; leases a
-// namespace first when the session needs one more. Raises the lease store's errors.
+// namespace first when the session needs one more (in cluster mode from the registry, where
+// `per_local` of them make one namespace of the server's own table: cluster_backfill.hpp).
+// Raises the lease store's errors.
 BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t per_namespace,
-                           uint64_t limit, int64_t key, const char *what);
+                           uint64_t limit, uint64_t per_local, int64_t key, const char *what);
 
 }  // namespace idgen::pg

@@ -42,7 +42,7 @@ static BatchCell *cell_locked(ClusterShared *c, const LeaseSpace &space, uint64_
 }
 
 bool cluster_lease_namespace(SharedState *s, ClusterShared *c, const LeaseSpace &space, uint64_t limit,
-                             const char *what, uint64_t *ns) {
+                             uint64_t per_local, const char *what, uint64_t *ns) {
     int64_t give_up_ns = 0;
     for (;;) {
         LWLockAcquire(c->lock, LW_EXCLUSIVE);
@@ -54,7 +54,7 @@ bool cluster_lease_namespace(SharedState *s, ClusterShared *c, const LeaseSpace 
             // before it is used. Its bound made unknown: the namespaces below the count are
             // other servers' too, so the space must never be recycled, even if the server leaves
             // cluster mode (lease_spaces.hpp, kBoundUnknown).
-            raise_lease(s, space, LeaseState{*ns + 1, backfill::kBoundUnknown, 0});
+            raise_lease(s, space, LeaseState{*ns / per_local + 1, backfill::kBoundUnknown, 0});
             return true;
         }
         if (b->used_up) {
@@ -67,7 +67,7 @@ bool cluster_lease_namespace(SharedState *s, ClusterShared *c, const LeaseSpace 
         uint64_t own = lease_state(s, space).next;
         if (space.kind == backfill::LeaseKind::uuid_auto || space.kind == backfill::LeaseKind::uuid_v7)
             own = std::max(own, lease_state(s, LeaseSpace{space.kind, InvalidOid, 0}).next);
-        if (own > b->floor) b->floor = own;
+        if (own * per_local > b->floor) b->floor = own * per_local;
         const uint64_t asked = ++b->asked;
         Latch *worker = c->worker_latch;
         LWLockRelease(c->lock);

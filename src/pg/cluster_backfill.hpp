@@ -25,8 +25,10 @@ RetrospectiveNode retrospective_node(const char *what, const char *hint);
 
 // A namespace of `space` (of `limit`) from this server's batch, leasing the next batch through
 // the worker when it is used up (at most idgen.max_wait; 55000 then). False when the registry's
-// counter has reached the limit: the space is used up in the whole cluster.
+// counter has reached the limit: the space is used up in the whole cluster. `per_local`: how
+// many of these namespaces one namespace of the server's own table spans (snowflake_at's
+// windows of a reserved node id; 1 otherwise).
 bool cluster_lease_namespace(SharedState *state, ClusterShared *c, const LeaseSpace &space, uint64_t limit,
-                             const char *what, uint64_t *ns);
+                             uint64_t per_local, const char *what, uint64_t *ns);
 
 }  // namespace idgen::pg

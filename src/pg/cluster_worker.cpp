@@ -496,6 +496,7 @@ struct Worker {
             case backfill::LeaseKind::uuid_auto: return "uuid_auto";
             case backfill::LeaseKind::uuid_given: return "uuid_given";
             case backfill::LeaseKind::uuid_v7: return "uuid_v7";
+            case backfill::LeaseKind::snowflake: return "snowflake";
             default: return "other";
         }
     }

@@ -80,16 +80,6 @@ static bool check_locality_mac(char **value, void **, GucSource) {
     return false;
 }
 
-void refuse_in_cluster_mode(const char *what) {
-    if (registry_configured())
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("%s is not available in cluster mode (idgen.registry)", what),
-                        errdetail("A sequencer's reserved node ids are recycled from this server's own durable "
-                                  "counters, which the registry does not share: two servers could use the same ones."),
-                        errhint("Backfill Snowflake ids before turning cluster mode on, or use uuid_v1_at or "
-                                "uuid_v7_at, which work in cluster mode; see the README, Cluster mode.")));
-}
-
 int32_t require_node_id(const char *what, const char *hint) {
     if (node_id < 0)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -29,10 +29,6 @@ enum LocalityMode { kLocalityVariable = 0, kLocalitySequential = 1 };
 // strict: one atomic add per id; session: runs of positions (src/core/session_run.hpp).
 enum Ordering { kOrderingStrict = 0, kOrderingSession = 1 };
 
-// snowflake_at in cluster mode: 0A000, naming `what` (its reserved node ids are few, and are
-// recycled from the server's own counters, which the registry does not share).
-void refuse_in_cluster_mode(const char *what);
-
 // idgen.node_id for a retrospective generator whose ids carry it (55000 when unset, with `hint`).
 int32_t require_node_id(const char *what, const char *hint);
 

@@ -154,7 +154,6 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                         errmsg("snowflake_at: %s must not be NULL", PG_ARGISNULL(0) ? "name" : "ts")));
     SharedState *shared = require_shared_state("snowflake_at()");
-    refuse_in_cluster_mode("snowflake_at()");
     const text *name = PG_GETARG_TEXT_PP(0);
     const CachedSequencer *site = sequencer_of(fcinfo, name);
     const snowflake::Layout layout = site->def.layout;
@@ -167,6 +166,21 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
                         errhint("Create a sequencer with backfill_nodes, e.g. snowflake_create('%s_backfill', "
                                 "max_nodes => 128, backfill_nodes => 16).", site->def.name)));
     check(valid);
+    // One lease space per sequencer name in this database: a sequencer dropped and created
+    // again goes on with the namespaces after the old one's.
+    const LeaseSpace space{LeaseKind::snowflake, MyDatabaseId, site->def.name_hash};
+    if (cluster_shared() != nullptr) {
+        // Cluster mode: the registry's counter of the name numbers windows of the reserved node
+        // ids for every server (cluster_backfill.hpp), in place of the one-owner rule below.
+        const uint64_t windows = snowflake::cluster_backfill_windows(layout);
+        const BackfillDraw d = draw_backfill(shared, space, snowflake::cluster_backfill_per_namespace(layout),
+                                             snowflake::cluster_backfill_namespaces(layout), windows,
+                                             snowflake::backfill_key(us), "snowflake_at()");
+        uint64_t lease = 0, offset = 0;
+        snowflake::cluster_backfill_position(layout, d.ns, d.offset, &lease, &offset);
+        check(snowflake::at(layout, us, lease, offset, &id));
+        PG_RETURN_INT64(id);
+    }
     // The reserved node ids are leased from this server's own counter: two servers backfilling
     // one sequencer would lease the same ones. So only the owner (the server that created the
     // sequencer, or the one an administrator named) may.
@@ -179,11 +193,8 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
                         errhint("Run the backfill there; or, once no other server backfills it, move it: "
                                 "UPDATE snowflake_definitions SET backfill_owner = %d WHERE name = '%s'.",
                                 node_id, site->def.name)));
-    // One lease space per sequencer name in this database: a sequencer dropped and created
-    // again goes on with the namespaces after the old one's.
-    const LeaseSpace space{LeaseKind::snowflake, MyDatabaseId, site->def.name_hash};
     const BackfillDraw d = draw_backfill(shared, space, snowflake::backfill_per_namespace(layout),
-                                         static_cast<uint64_t>(layout.backfill_nodes),
+                                         static_cast<uint64_t>(layout.backfill_nodes), 1,
                                          snowflake::backfill_key(us), "snowflake_at()");
     check(snowflake::at(layout, us, d.ns, d.offset, &id));
     PG_RETURN_INT64(id);

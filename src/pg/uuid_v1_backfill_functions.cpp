@@ -50,14 +50,14 @@ static Uuid retrospective_v1(FunctionCallInfo fcinfo, const char *what) {
         refuse_live_node(shared, node, what);
         const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_given, InvalidOid, node},
                                              uuid_v1::backfill::kGivenPerNamespace,
-                                             uuid_v1::backfill::kGivenNamespaces, us, what);
+                                             uuid_v1::backfill::kGivenNamespaces, 1, us, what);
         check(uuid_v1::backfill::make_given(us, node, d.ns, d.offset, &u));
     } else {
         const RetrospectiveNode id = retrospective_node(what, "Set idgen.node_id in postgresql.conf and restart, or "
                                                               "give a node as the second argument.");
         const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_auto, InvalidOid, id.space_key},
                                              uuid_v1::backfill::kAutoPerNamespace,
-                                             uuid_v1::backfill::kAutoNamespaces, us, what);
+                                             uuid_v1::backfill::kAutoNamespaces, 1, us, what);
         check(uuid_v1::backfill::make_auto(us, id.node_id, d.ns, d.offset, &u));
     }
     return u;

@@ -47,7 +47,7 @@ Datum idgen_uuid_v7_at(PG_FUNCTION_ARGS) {
     check(uuid_v7::time_from_unix_micros(us, &t));
     const RetrospectiveNode id = retrospective_node(what, "Set idgen.node_id in postgresql.conf and restart.");
     const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_v7, InvalidOid, id.space_key},
-                                         uuid_v7::kPerNamespace, uuid_v7::kNamespaces, us, what);
+                                         uuid_v7::kPerNamespace, uuid_v7::kNamespaces, 1, us, what);
     Uuid u;
     check(uuid_v7::make_retrospective(us, id.node_id, d.ns, d.offset, &u));
     PG_RETURN_UUID_P(datum_from_uuid(u));

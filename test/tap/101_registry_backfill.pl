@@ -1,10 +1,9 @@
 # Retrospective ids in cluster mode: four servers that lease their node ids from three etcd
 # members backfill the same timestamps at once through uuid_v1_at(ts), uuid_v1_at(ts, node),
-# uuid_v6_at(ts) and uuid_v7_at; then one server stops and a new one takes its node id over, one
-# etcd member is killed, and the four backfill the same timestamps again. No id may repeat across
-# all servers and rounds: namespaces come from the registry's counters (one per space, taken a
-# batch at a time by compare-and-swap), not from each server's own. snowflake_at stays refused
-# (0A000).
+# uuid_v6_at(ts), uuid_v7_at and snowflake_at; then one server stops and a new one takes its node
+# id over, one etcd member is killed, and the four backfill the same timestamps again. No id may
+# repeat across all servers and rounds: namespaces come from the registry's counters (one per
+# space, taken a batch at a time by compare-and-swap), not from each server's own.
 use strict;
 use warnings;
 use IPC::Run;
@@ -31,9 +30,11 @@ sub server {
     start_node($s);
     $s->safe_psql('postgres', q{
         CREATE EXTENSION idgen;
-        CREATE TABLE ids (round int, generator text, id uuid);});
+        CREATE TABLE ids (round int, generator text, id uuid);
+        CREATE TABLE sf (round int, id bigint);});
     $s->poll_query_until('postgres', q{SELECT state = 'attached' FROM idgen_registry})
       or die "$name did not attach";
+    $s->safe_psql('postgres', q{SELECT snowflake_create('s', '2010-01-01 00:00:00+00', 128, backfill_nodes => 4)});
     return $s;
 }
 
@@ -49,14 +50,16 @@ sub backfill_at_once {
                 WHEN 'uuid_v6_at(ts)' THEN uuid_v6_at(t) ELSE uuid_v7_at(t) END
         FROM (VALUES ('uuid_v1_at(ts)'), ('uuid_v1_at(ts, node)'), ('uuid_v6_at(ts)'), ('uuid_v7_at(ts)')) g(name),
              (SELECT '2015-06-15 12:00:00+00'::timestamptz + (i % 100) * interval '1 microsecond' AS t
-              FROM generate_series(1, $rows) i) h;};
+              FROM generate_series(1, $rows) i) h;
+        INSERT INTO sf SELECT $round, snowflake_at('s', '2015-06-15 12:00:00+00'::timestamptz + (i % 100) * interval '1 microsecond')
+        FROM generate_series(1, $rows) i;};
     for my $s (@servers) {
         $run{ $s->name } = IPC::Run::start([ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $s->connstr('postgres'),
             '-c', $sql ], '<', '/dev/null', '>', \my $out, '2>', \$err{ $s->name });
     }
     for my $name (sort keys %run) { $run{$name}->finish or die "$name: backfill failed: $err{$name}"; }
-    is($_->safe_psql('postgres', "SELECT count(*) FROM ids WHERE round = $round"), 4 * $rows,
-        $_->name . ": round $round backfilled") for @servers;
+    is($_->safe_psql('postgres', "SELECT (SELECT count(*) FROM ids WHERE round = $round) + (SELECT count(*) FROM sf WHERE round = $round)"),
+        5 * $rows, $_->name . ": round $round backfilled") for @servers;
 }
 
 # Every id of every server, per generator family (v1 and v6 UUIDs share their namespaces):
@@ -65,7 +68,7 @@ my %seen;
 my $repeats = 0;
 sub collect {
     my ($s) = @_;
-    for my $line (split /\n/, $s->safe_psql('postgres', q{SELECT generator, id FROM ids})) {
+    for my $line (split /\n/, $s->safe_psql('postgres', q{SELECT generator, id::text FROM ids UNION ALL SELECT 'snowflake_at', id::text FROM sf})) {
         my ($generator, $id) = split /\|/, $line;
         $repeats++ if exists $seen{$id};
         $seen{$id} = $s->name;
@@ -88,11 +91,14 @@ push @servers, $s5;
 backfill_at_once(2, @servers);
 collect($_) for @servers;
 
-is(scalar(keys %seen), 4 * 4 * $rows + 4 * 4 * $rows, 'every id of both rounds collected');
+is(scalar(keys %seen), 2 * 4 * 5 * $rows, 'every id of both rounds collected');
 is($repeats, 0, 'no id twice across five servers, a handover and an etcd member lost');
 my $counters = $etcd->get_prefix("/$prefix/backfill/");
 ok(exists $counters->{"/$prefix/backfill/uuid_given/" . hex('08002b010203')}, 'the given node\'s counter is in etcd');
 ok(exists $counters->{"/$prefix/backfill/uuid_auto/$handed"}, "node id ${handed}'s counter is in etcd");
+my $sequencer_key = $s5->safe_psql('postgres', q{
+    SELECT (k::numeric + CASE WHEN k < 0 THEN 18446744073709551616 ELSE 0 END)::text FROM _backfill_space_key('s') k});
+ok(exists $counters->{"/$prefix/backfill/snowflake/$sequencer_key"}, "sequencer s's counter is in etcd");
 # A database moved here from outside the cluster brings its counters (here a restored row: node
 # 08:00:2b:0a:0b:0c had leased 5,000 namespaces): the server's next batch starts above them,
 # though etcd's counter knew nothing of them.
@@ -100,10 +106,6 @@ my $s2 = $servers[0];
 $s2->safe_psql('postgres', q{INSERT INTO reserved_state VALUES (9, 6, x'08002b0a0b0c'::bigint, 5000, 42, 0, 0)});
 cmp_ok($s2->safe_psql('postgres', q{SELECT uuid_v1_clock_seq(uuid_v1_at('2015-06-15 12:00:00+00', '08:00:2b:0a:0b:0c'))}),
     '>=', 5000, "a moved database's counter: the batch from the registry starts above it");
-like(psql_error($s5, q{SELECT snowflake_create('s', '2020-01-01+00', 128, backfill_nodes => 4);
-                       SELECT snowflake_at('s', '2015-06-15 12:00:00+00')}), qr/ERROR:\s+0A000:/,
-    'snowflake_at stays refused in cluster mode');
-
 $_->stop for @servers;
 $etcd->stop;
 done_testing();

@@ -3,6 +3,8 @@
 // the end of the time field, restart above a horizon, and uniqueness across threads.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <algorithm>
 #include <thread>
 #include <vector>
@@ -213,4 +215,28 @@ TEST(Snowflake, ThreadsWithAFakeClockGetUniqueIncreasingIds) {
         }
     });
     EXPECT_TRUE(test::all_distinct(all)) << "an id was issued twice";
+}
+
+// Cluster mode's windows (snowflake.hpp): every (cluster namespace, offset) is one (reserved
+// node id, counter value), none twice, and a count of whole reserved node ids covers exactly
+// the cluster namespaces below it times the windows.
+TEST(Snowflake, ClusterWindowsCutEachReservedNodeIdWithoutOverlap) {
+    for (int32_t max_nodes : {128, 8192}) {
+        int bits = 0;
+        ASSERT_TRUE(node_bits_for(max_nodes, &bits).ok());
+        const Layout l{kEpochMs, bits, 4};
+        const uint64_t windows = cluster_backfill_windows(l), per = cluster_backfill_per_namespace(l);
+        EXPECT_EQ(cluster_backfill_namespaces(l), 4 * windows);
+        EXPECT_EQ(windows * per, backfill_per_namespace(l));
+        std::set<std::pair<uint64_t, uint64_t>> seen;
+        for (uint64_t v = 0; v < cluster_backfill_namespaces(l); v++)
+            for (uint64_t o = 0; o < per; o++) {
+                uint64_t lease = 0, offset = 0;
+                cluster_backfill_position(l, v, o, &lease, &offset);
+                ASSERT_LT(lease, 4u);
+                ASSERT_LT(offset, backfill_per_namespace(l));
+                ASSERT_TRUE(seen.emplace(lease, offset).second);
+                ASSERT_EQ(lease, v / windows);  // node-major
+            }
+    }
 }
