@@ -85,12 +85,14 @@ struct Claim {
 // the rule is registry_batch.hpp's). Under lock; the worker fills a cell a backend asked for.
 constexpr int kBatchSpaces = 16;
 struct BatchCell {
-    uint32_t kind;       // the space's LeaseKind; 0: a free cell
+    uint32_t kind;       // the space's LeaseKind; 0: a free cell (an idle one may be reused)
     uint64_t key;        // the space's key
     uint64_t limit;      // the space's namespaces
-    uint64_t floor;      // the server's own count of the space (a moved database's, taken over):
-                         // the next batch starts at or above it
+    uint64_t per_local;  // namespaces per namespace of the server's own table (cluster_backfill.hpp)
+    uint64_t floor;      // what the server counts beyond what the registry gave it (a moved
+                         // database's namespaces): nothing at or below it is handed out
     uint64_t next, end;  // the batch's namespaces not handed out yet: next .. end - 1
+    uint64_t taken_end;  // the end of the latest batch the registry gave this cell
     bool used_up;        // the registry's counter reached the limit
     uint64_t asked;      // bumped by every backend that finds the batch empty
     uint64_t answered;   // `asked` as of the worker's last answer

@@ -489,8 +489,6 @@ struct Worker {
     // Namespace batches that backends asked for (cluster_backfill.hpp): the space's counter in
     // the registry swapped up by a batch (registry_batch.hpp), the batch published only once the
     // swap is stored. Not tied to the lease: a swapped batch is this server's for good.
-    static constexpr uint64_t kNamespacesPerBatch = 16;
-
     static const char *kind_name(uint32_t kind) {
         switch (static_cast<backfill::LeaseKind>(kind)) {
             case backfill::LeaseKind::uuid_auto: return "uuid_auto";
@@ -500,17 +498,83 @@ struct Worker {
             default: return "other";
         }
     }
+    std::string counter_key(uint32_t kind, uint64_t key) const {
+        return prefix + "backfill/" + kind_name(kind) + "/" + std::to_string(key);
+    }
+    // Counted before this server ran in cluster mode, per kind (the ids that carry the node id
+    // were not counted per node id then) or per space in reserved node ids (snowflake_at).
+    std::string floor_key(uint32_t kind, uint64_t key) const {
+        return static_cast<backfill::LeaseKind>(kind) == backfill::LeaseKind::snowflake
+                   ? counter_key(kind, key) + "/nodes"
+                   : prefix + "backfill/" + kind_name(kind) + "/floor";
+    }
 
-    // The next batch of a space whose registry counter is at `key`, starting at or above `floor`
-    // (what the server counts itself); false when etcd did not answer.
-    bool lease_batch(const std::string &key, uint64_t floor, uint64_t limit, registry::Batch *batch) {
-        for (int attempt = 0; attempt < 8; attempt++) {  // another server's swap came first: again
+    bool read_counter(const std::string &key, bool *found, std::string *value, uint64_t *n) {
+        int64_t v = 0;
+        if (!etcd.get(key, found, value)) return false;
+        if (*found && (!etcd::parse_int64(*value, &v) || v < 0)) return false;
+        *n = *found ? static_cast<uint64_t>(v) : 0;
+        return true;
+    }
+
+    // Raises a counter of the registry to at least `to` (compare-and-swap; never lowers it).
+    bool raise_counter(const std::string &key, uint64_t to) {
+        for (int attempt = 0; attempt < 8; attempt++) {
             bool found = false, done = false;
             std::string value, seen;
-            if (!etcd.get(key, &found, &value)) return false;
-            int64_t current = 0;
-            if (found && (!etcd::parse_int64(value, &current) || current < 0)) return false;
-            *batch = registry::take_batch(std::max(static_cast<uint64_t>(current), floor), kNamespacesPerBatch, limit);
+            uint64_t current = 0;
+            if (!read_counter(key, &found, &value, &current)) return false;
+            if (current >= to) return true;
+            if (!etcd.swap(key, value, !found, std::to_string(to), &done, &seen)) return false;
+            if (done) return true;
+        }
+        return false;
+    }
+
+    // Once per worker, before any batch: what the server counted before (outside cluster mode,
+    // or before a restart) raised into the registry, so that no server's batch starts below
+    // namespaces this one used. A server that backfilled before cluster mode was turned on is
+    // covered once its worker has run this; batches other servers took before then are not.
+    bool seeded = false;
+    void seed_counters() {
+        LeaseTable table;
+        LWLockAcquire(s->lease_lock, LW_SHARED);
+        table = s->leases;
+        LWLockRelease(s->lease_lock);
+        for (const LeaseTable::Cell &cell : table.cells) {
+            const auto kind = static_cast<uint32_t>(cell.space.kind);
+            if (cell.space.kind == backfill::LeaseKind::free || cell.state.next == 0) continue;
+            const bool pooled = cell.space.kind == backfill::LeaseKind::snowflake ||
+                                ((cell.space.kind == backfill::LeaseKind::uuid_auto ||
+                                  cell.space.kind == backfill::LeaseKind::uuid_v7) && cell.space.key == 0);
+            if (!raise_counter(pooled ? floor_key(kind, cell.space.key) : counter_key(kind, cell.space.key),
+                               cell.state.next)) {
+                note_error("raising the registry's namespace counters to this server's");
+                return;
+            }
+        }
+        seeded = true;
+    }
+
+    // The next batch for `cell` (a copy): above the registry's counter, the floor the backend
+    // saw, and the counts servers brought from before cluster mode.
+    bool lease_batch(const BatchCell &cell, registry::Batch *batch) {
+        const std::string key = counter_key(cell.kind, cell.key);
+        bool found = false;
+        std::string value;
+        uint64_t before = 0;
+        if (!read_counter(floor_key(cell.kind, cell.key), &found, &value, &before)) return false;
+        const uint64_t floor = std::max(cell.floor, before * (static_cast<backfill::LeaseKind>(cell.kind) ==
+                                                                       backfill::LeaseKind::snowflake
+                                                                   ? cell.per_local
+                                                                   : 1));
+        const uint64_t want = std::max<uint64_t>(1, std::min<uint64_t>(16, cell.limit / 64));
+        for (int attempt = 0; attempt < 8; attempt++) {  // another server's swap came first: again
+            bool done = false;
+            std::string seen;
+            uint64_t current = 0;
+            if (!read_counter(key, &found, &value, &current)) return false;
+            *batch = registry::take_batch(std::max(current, floor), want, cell.limit);
             if (batch->first == batch->end) return true;  // used up: nothing to take
             if (!etcd.swap(key, value, !found, std::to_string(batch->end), &done, &seen)) return false;
             if (done) return true;
@@ -519,26 +583,33 @@ struct Worker {
     }
 
     void serve_batches() {
+        if (!seeded) seed_counters();
+        if (!seeded) return;
         for (int i = 0; i < kBatchSpaces; i++) {
-            LWLockAcquire(c->lock, LW_SHARED);
-            const BatchCell asked = c->batches[i];
+            keep_lease(monotonic_ns());  // many batches in one round must not starve the lease
+            LWLockAcquire(c->lock, LW_EXCLUSIVE);
+            BatchCell asked = c->batches[i];
+            const bool open = asked.kind != 0 && asked.answered < asked.asked;
+            if (open && asked.next < asked.end) c->batches[i].answered = asked.asked;  // filled meanwhile
             LWLockRelease(c->lock);
-            if (asked.kind == 0 || asked.answered >= asked.asked) continue;
-            const std::string key = prefix + "backfill/" + kind_name(asked.kind) + "/" + std::to_string(asked.key);
+            if (!open || asked.next < asked.end) continue;
             registry::Batch batch;
-            if (!lease_batch(key, asked.floor, asked.limit, &batch)) {
-                note_error("leasing namespaces");
+            if (!lease_batch(asked, &batch)) {
+                note_error("leasing namespaces (etcd did not answer, or other servers' swaps kept coming first)");
                 continue;
             }
             LWLockAcquire(c->lock, LW_EXCLUSIVE);
-            BatchCell &cell = c->batches[i];  // backends only take from a batch, which was empty
-            if (batch.first == batch.end) {
-                cell.used_up = true;
-            } else {
-                cell.next = batch.first;
-                cell.end = batch.end;
+            BatchCell &cell = c->batches[i];
+            if (cell.kind == asked.kind && cell.key == asked.key) {  // backends only take from it meanwhile
+                if (batch.first == batch.end) {
+                    cell.used_up = true;
+                } else {
+                    cell.next = batch.first;
+                    cell.end = batch.end;
+                    cell.taken_end = batch.end;
+                }
+                cell.answered = asked.asked;
             }
-            cell.answered = asked.asked;
             LWLockRelease(c->lock);
         }
     }

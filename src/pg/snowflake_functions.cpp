@@ -155,7 +155,7 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
                         errmsg("snowflake_at: %s must not be NULL", PG_ARGISNULL(0) ? "name" : "ts")));
     SharedState *shared = require_shared_state("snowflake_at()");
     const text *name = PG_GETARG_TEXT_PP(0);
-    const CachedSequencer *site = sequencer_of(fcinfo, name);
+    CachedSequencer *site = sequencer_of(fcinfo, name);
     const snowflake::Layout layout = site->def.layout;
     const int64_t us = unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1));
     int64_t id = 0;
@@ -171,7 +171,10 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
     const LeaseSpace space{LeaseKind::snowflake, MyDatabaseId, site->def.name_hash};
     if (cluster_shared() != nullptr) {
         // Cluster mode: the registry's counter of the name numbers windows of the reserved node
-        // ids for every server (cluster_backfill.hpp), in place of the one-owner rule below.
+        // ids for every server (cluster_backfill.hpp), in place of the one-owner rule below. The
+        // definition is the cluster's (42710 otherwise: windows of another layout would meet
+        // these), and the sequencer not destroyed: the same check as snowflake_next's.
+        (void)sequencer_node(site);
         const uint64_t windows = snowflake::cluster_backfill_windows(layout);
         const BackfillDraw d = draw_backfill(shared, space, snowflake::cluster_backfill_per_namespace(layout),
                                              snowflake::cluster_backfill_namespaces(layout), windows,

@@ -3,7 +3,9 @@
 # uuid_v6_at(ts), uuid_v7_at and snowflake_at; then one server stops and a new one takes its node
 # id over, one etcd member is killed, and the four backfill the same timestamps again. No id may
 # repeat across all servers and rounds: namespaces come from the registry's counters (one per
-# space, taken a batch at a time by compare-and-swap), not from each server's own.
+# space, taken a batch at a time by compare-and-swap), not from each server's own. Before them, a
+# server backfills the same timestamps outside cluster mode (idgen.node_id 0), then joins the
+# cluster once (its counts reach etcd) and leaves, so that node id 0 goes to another server.
 use strict;
 use warnings;
 use IPC::Run;
@@ -25,17 +27,22 @@ my $conf = "idgen.registry = '" . $etcd->client_urls . "'\nidgen.registry_cluste
 my $rows = 4000;  # per server and round: 40 rows on each of 100 microseconds
 
 sub server {
-    my ($name) = @_;
-    my $s = idgen_node($name, conf => $conf);
+    my ($name, %opt) = @_;
+    my $s = idgen_node($name, conf => $opt{outside} ? '' : $conf, %opt);
     start_node($s);
     $s->safe_psql('postgres', q{
         CREATE EXTENSION idgen;
         CREATE TABLE ids (round int, generator text, id uuid);
         CREATE TABLE sf (round int, id bigint);});
-    $s->poll_query_until('postgres', q{SELECT state = 'attached' FROM idgen_registry})
-      or die "$name did not attach";
+    attached($s) unless $opt{outside};
     $s->safe_psql('postgres', q{SELECT snowflake_create('s', '2010-01-01 00:00:00+00', 128, backfill_nodes => 4)});
     return $s;
+}
+
+sub attached {
+    my ($s) = @_;
+    $s->poll_query_until('postgres', q{SELECT state = 'attached' FROM idgen_registry})
+      or die $s->name . ' did not attach';
 }
 
 sub node_id { my ($s) = @_; return $s->safe_psql('postgres', 'SELECT node_id FROM idgen_registry'); }
@@ -75,6 +82,15 @@ sub collect {
     }
 }
 
+my $s0 = server('s0', outside => 1, node_id => 0);
+backfill_at_once(0, $s0);
+collect($s0);
+$s0->stop;
+$s0->append_conf('postgresql.conf', "idgen.node_id = -1\n$conf");
+start_node($s0);
+attached($s0);
+$s0->stop;  # gives node id 0 back
+
 my @servers = map { server("s$_") } 1 .. 4;
 is(join(',', sort map { node_id($_) } @servers), '0,1,2,3', 'four servers hold node ids 0 to 3');
 backfill_at_once(1, @servers);
@@ -91,8 +107,8 @@ push @servers, $s5;
 backfill_at_once(2, @servers);
 collect($_) for @servers;
 
-is(scalar(keys %seen), 2 * 4 * 5 * $rows, 'every id of both rounds collected');
-is($repeats, 0, 'no id twice across five servers, a handover and an etcd member lost');
+is(scalar(keys %seen), (2 * 4 + 1) * 5 * $rows, 'every id of every round collected');
+is($repeats, 0, 'no id twice across six servers, one of them before cluster mode, a handover and an etcd member lost');
 my $counters = $etcd->get_prefix("/$prefix/backfill/");
 ok(exists $counters->{"/$prefix/backfill/uuid_given/" . hex('08002b010203')}, 'the given node\'s counter is in etcd');
 ok(exists $counters->{"/$prefix/backfill/uuid_auto/$handed"}, "node id ${handed}'s counter is in etcd");
