@@ -5,7 +5,8 @@
 //
 // The table has a fixed set of rows, made by CREATE EXTENSION: row 0 holds a horizon reserved
 // ahead (idgen's server horizon only covers ids of the data directory it lives in), rows 1..64
-// the lease counters of the id spaces this database's sessions used. Before an id is handed out
+// the lease counters of the id spaces this database's sessions used, and the guards of its
+// subscriptions (subscription_guard.hpp), which never travel. Before an id is handed out
 // in this database, its row already covers it:
 // - the horizon row is moved kReserveAheadUs beyond the id's time, so it is written about once
 //   a minute per database, not per id;

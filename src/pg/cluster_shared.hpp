@@ -1,7 +1,8 @@
 // Cluster mode's shared memory (idgen.registry set): what the registry worker
 // (cluster_worker.cpp) publishes to the generators, and the requests backends leave for it.
 // The worker alone talks to etcd; a backend only reads atomics here, and for a request
-// (register a sequencer, attach, detach) waits for the worker's answer at most idgen.max_wait.
+// (register a sequencer, attach, detach, a batch of retrospective namespaces) waits for the
+// worker's answer at most idgen.max_wait.
 //
 // Locking notes. Read by every generator call, no lock:
 // - deadline_ns: the lease's own deadline (registry_lease.hpp) on CLOCK_MONOTONIC, less the
