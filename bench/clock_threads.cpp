@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "logical_clock.hpp"
-#include "session_run.hpp"
+#include "core/clocks/logical_clock.hpp"
+#include "core/clocks/session_run.hpp"
 
 using namespace idgen;
 

@@ -389,7 +389,7 @@ COMMENT ON COLUMN @extschema@.snowflake_definitions.backfill_owner IS
     'The node id of the one server that may run snowflake_at on this sequencer (the creating server''s idgen.node_id); NULL: any';
 
 -- UUID versions 7 and 6 (RFC 9562, issue 15). Version 7: a live generator on the server's shared
--- clock and a retrospective one on leased namespaces, like version 1 (layout: src/core/uuid_v7.hpp).
+-- clock and a retrospective one on leased namespaces, like version 1 (layout: src/core/layouts/uuid_v7.hpp).
 -- Version 6: version 1's fields sorted by time, from version 1's clock and namespaces.
 -- PARALLEL RESTRICTED as the other generators: a parallel worker cannot write the WAL that
 -- moves the horizon.

@@ -1,14 +1,14 @@
 // The module's entry points: the magic block PostgreSQL checks when it loads idgen.so, and
 // _PG_init, which defines the settings and, when idgen is preloaded, its shared memory and its
 // WAL resource manager.
-#include "cluster_shared.hpp"
-#include "postgres_api.hpp"
-#include "sequencer_cache.hpp"
-#include "sequencer_registry.hpp"
-#include "settings.hpp"
-#include "shared_state.hpp"
-#include "state_wal.hpp"
-#include "subscription_guard.hpp"
+#include "pg/cluster/cluster_shared.hpp"
+#include "pg/boundary/postgres_api.hpp"
+#include "pg/sequencers/sequencer_cache.hpp"
+#include "pg/sequencers/sequencer_registry.hpp"
+#include "pg/boundary/settings.hpp"
+#include "pg/shared_memory/shared_state.hpp"
+#include "pg/wal/state_wal.hpp"
+#include "pg/moves/subscription_guard.hpp"
 
 extern "C" {
 IDGEN_MODULE_MAGIC;

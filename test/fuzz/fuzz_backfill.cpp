@@ -13,11 +13,11 @@
 #include <set>
 #include <tuple>
 
-#include "backfill_allocator.hpp"
+#include "core/backfill/backfill_allocator.hpp"
 #include "fuzz_support.hpp"
-#include "snowflake.hpp"
-#include "uuid_v1.hpp"
-#include "uuid_v1_backfill.hpp"
+#include "core/layouts/snowflake.hpp"
+#include "core/layouts/uuid_v1.hpp"
+#include "core/backfill/uuid_v1_backfill.hpp"
 
 using namespace idgen;
 

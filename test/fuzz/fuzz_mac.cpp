@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fuzz_support.hpp"
-#include "mac_address.hpp"
+#include "core/base/mac_address.hpp"
 
 // True and the value when `s` is six pairs of hex digits joined by five ':' or '-' (either,
 // mixed), then nothing or one newline.

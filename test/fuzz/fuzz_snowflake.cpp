@@ -9,7 +9,7 @@
 // reduced into the range), id (8), Unix microseconds (8), max_nodes (4), then for check_epoch a
 // flags byte, the epoch (8) and the wall clock (8).
 #include "fuzz_support.hpp"
-#include "snowflake.hpp"
+#include "core/layouts/snowflake.hpp"
 
 using namespace idgen;
 

@@ -10,11 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "civil_time.hpp"
+#include "core/base/civil_time.hpp"
 #include "fuzz_support.hpp"
-#include "locality_uuid.hpp"
-#include "unique_timestamp.hpp"
-#include "uuid_v1.hpp"
+#include "core/layouts/locality_uuid.hpp"
+#include "core/layouts/unique_timestamp.hpp"
+#include "core/layouts/uuid_v1.hpp"
 
 using namespace idgen;
 

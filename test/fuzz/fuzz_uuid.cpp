@@ -11,10 +11,10 @@
 #include <cstring>
 
 #include "fuzz_support.hpp"
-#include "locality_uuid.hpp"
-#include "uuid.hpp"
-#include "uuid_v1.hpp"
-#include "uuid_v7.hpp"
+#include "core/layouts/locality_uuid.hpp"
+#include "core/base/uuid.hpp"
+#include "core/layouts/uuid_v1.hpp"
+#include "core/layouts/uuid_v7.hpp"
 
 using namespace idgen;
 

@@ -1,6 +1,6 @@
 # Upgrading from 0.4.0 carries the lease file's state: 0.4.0 wrote idgen.leases in format 1 (the
 # counters alone, no offset bounds). This test writes such a file byte for byte (magic, size,
-# cells, CRC-32C, as src/pg/durable_record.cpp reads them) into a server's data directory and
+# cells, CRC-32C, as src/pg/durability/durable_record.cpp reads them) into a server's data directory and
 # starts this version on it:
 # - a given UUID node that had leased 5 namespaces goes on above them: 0.4.0's namespaces
 #   skipped the live clock sequence, so they may hold clock sequences up to 5, and the first

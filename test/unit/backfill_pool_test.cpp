@@ -12,8 +12,8 @@
 #include <tuple>
 #include <vector>
 
-#include "backfill_allocator.hpp"
-#include "backfill_pool.hpp"
+#include "core/backfill/backfill_allocator.hpp"
+#include "core/backfill/backfill_pool.hpp"
 #include "test_support.hpp"
 
 using namespace idgen;

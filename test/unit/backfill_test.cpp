@@ -11,11 +11,11 @@
 #include <tuple>
 #include <vector>
 
-#include "backfill_allocator.hpp"
-#include "snowflake.hpp"
+#include "core/backfill/backfill_allocator.hpp"
+#include "core/layouts/snowflake.hpp"
 #include "test_support.hpp"
-#include "uuid_v1.hpp"
-#include "uuid_v1_backfill.hpp"
+#include "core/layouts/uuid_v1.hpp"
+#include "core/backfill/uuid_v1_backfill.hpp"
 
 using namespace idgen;
 using namespace idgen::backfill;

@@ -4,7 +4,7 @@
 // skip after a failover moves every used cell and no unused one.
 #include <gtest/gtest.h>
 
-#include "lease_spaces.hpp"
+#include "core/backfill/lease_spaces.hpp"
 
 using namespace idgen::backfill;
 

@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "locality_clock.hpp"
-#include "locality_uuid.hpp"
-#include "snowflake.hpp"
+#include "core/clocks/locality_clock.hpp"
+#include "core/layouts/locality_uuid.hpp"
+#include "core/layouts/snowflake.hpp"
 #include "test_support.hpp"
-#include "unique_timestamp.hpp"
-#include "uuid_v1_clock.hpp"
+#include "core/layouts/unique_timestamp.hpp"
+#include "core/clocks/uuid_v1_clock.hpp"
 
 using namespace idgen;
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <string>
 
-#include "locality_uuid.hpp"
+#include "core/layouts/locality_uuid.hpp"
 #include "test_support.hpp"
 
 using namespace idgen;

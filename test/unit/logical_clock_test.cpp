@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "logical_clock.hpp"
+#include "core/clocks/logical_clock.hpp"
 #include "test_support.hpp"
 
 using namespace idgen;

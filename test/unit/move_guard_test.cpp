@@ -2,7 +2,7 @@
 // been taken over.
 #include <gtest/gtest.h>
 
-#include "move_guard.hpp"
+#include "core/backfill/move_guard.hpp"
 
 using namespace idgen::backfill;
 

@@ -9,11 +9,11 @@
 #include <set>
 #include <vector>
 
-#include "logical_clock.hpp"
-#include "registry_batch.hpp"
-#include "registry_horizon.hpp"
-#include "registry_lease.hpp"
-#include "snowflake.hpp"
+#include "core/clocks/logical_clock.hpp"
+#include "core/registry/registry_batch.hpp"
+#include "core/registry/registry_horizon.hpp"
+#include "core/registry/registry_lease.hpp"
+#include "core/layouts/snowflake.hpp"
 
 using namespace idgen;
 using namespace idgen::registry;

@@ -13,11 +13,11 @@
 #include <set>
 #include <string>
 
-#include "lease_spaces.hpp"
+#include "core/backfill/lease_spaces.hpp"
 #include "test_support.hpp"
-#include "uuid_v1.hpp"
-#include "uuid_v1_backfill.hpp"
-#include "uuid_v1_clock.hpp"
+#include "core/layouts/uuid_v1.hpp"
+#include "core/backfill/uuid_v1_backfill.hpp"
+#include "core/clocks/uuid_v1_clock.hpp"
 
 using namespace idgen;
 using namespace idgen::backfill;

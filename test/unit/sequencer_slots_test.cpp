@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "atomic_word.hpp"
-#include "sequencer_slots.hpp"
+#include "core/base/atomic_word.hpp"
+#include "core/sequencers/sequencer_slots.hpp"
 
 using namespace idgen;
 using namespace idgen::snowflake;

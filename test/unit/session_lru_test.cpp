@@ -2,7 +2,7 @@
 // space, else a free one, else the least recently used, never the most recent.
 #include <gtest/gtest.h>
 
-#include "session_lru.hpp"
+#include "core/backfill/session_lru.hpp"
 
 using namespace idgen::backfill;
 

@@ -4,7 +4,7 @@
 // as int64), the ids per millisecond, and min_id across the sign boundary.
 #include <gtest/gtest.h>
 
-#include "snowflake.hpp"
+#include "core/layouts/snowflake.hpp"
 
 using namespace idgen;
 using namespace idgen::snowflake;

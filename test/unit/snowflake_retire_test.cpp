@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "atomic_word.hpp"
-#include "snowflake.hpp"
+#include "core/base/atomic_word.hpp"
+#include "core/layouts/snowflake.hpp"
 #include "test_support.hpp"
 
 using namespace idgen;

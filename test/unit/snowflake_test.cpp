@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "snowflake.hpp"
+#include "core/layouts/snowflake.hpp"
 #include "test_support.hpp"
 
 using namespace idgen;

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "backfill_allocator.hpp"
-#include "uuid.hpp"
+#include "core/backfill/backfill_allocator.hpp"
+#include "core/base/uuid.hpp"
 
 namespace idgen::test {
 
@@ -43,7 +43,7 @@ bool all_distinct(std::vector<T> values) {
 }
 
 // An allocator's counter table in a vector: call make_room before every take, as the server
-// does (src/pg/backfill_sessions.cpp).
+// does (src/pg/backfill/backfill_sessions.cpp).
 struct GrowingTable {
     std::vector<backfill::Entry> cells;
     explicit GrowingTable(uint32_t max_keys) : cells(backfill::first_cells(max_keys)) {}

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "civil_time.hpp"
-#include "unique_timestamp.hpp"
+#include "core/base/civil_time.hpp"
+#include "core/layouts/unique_timestamp.hpp"
 #include "test_support.hpp"
 
 using namespace idgen;

@@ -5,10 +5,10 @@
 #include <random>
 #include <string>
 
-#include "mac_address.hpp"
+#include "core/base/mac_address.hpp"
 #include "test_support.hpp"
-#include "uuid_v1.hpp"
-#include "uuid_v1_clock.hpp"
+#include "core/layouts/uuid_v1.hpp"
+#include "core/clocks/uuid_v1_clock.hpp"
 
 using namespace idgen;
 

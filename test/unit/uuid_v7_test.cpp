@@ -7,11 +7,11 @@
 #include <cstring>
 #include <vector>
 
-#include "logical_clock.hpp"
+#include "core/clocks/logical_clock.hpp"
 #include "test_support.hpp"
-#include "uuid_v1.hpp"
-#include "uuid_v7.hpp"
-#include "uuid_v7_clock.hpp"
+#include "core/layouts/uuid_v1.hpp"
+#include "core/layouts/uuid_v7.hpp"
+#include "core/clocks/uuid_v7_clock.hpp"
 
 using namespace idgen;
 

@@ -1,0 +1,199 @@
+// Layout arithmetic and the draw of Snowflake ids.
+#include "core/layouts/snowflake.hpp"
+
+#include "core/base/arithmetic.hpp"
+#include "core/base/atomic_word.hpp"
+
+namespace idgen::snowflake {
+
+Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept {
+    if (max_nodes < kMinNodes || max_nodes > kMaxNodes)
+        return Status::error(Errc::invalid_parameter, "node count %d is outside %d..%d", max_nodes,
+                             kMinNodes, kMaxNodes);
+    int bits = 0;
+    while ((int32_t{1} << bits) < max_nodes) bits++;
+    *node_bits = bits;
+    return Status::success();
+}
+
+Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept {
+    if (epoch_unix_us % 1000 != 0)
+        return Status::error(Errc::invalid_parameter, "a sequencer epoch must be a whole millisecond");
+    if (epoch_unix_us > now_unix_us)
+        return Status::error(Errc::invalid_parameter, "a sequencer epoch must not be in the future");
+    if ((now_unix_us - epoch_unix_us) / 1000 > kMaxMillis)
+        return Status::error(Errc::invalid_parameter,
+                             "a sequencer epoch must be less than 2^41 ms (69.7 years) ago");
+    return Status::success();
+}
+
+bool node_fits(const Layout &layout, int32_t node) noexcept {
+    return node >= 0 && node < layout.max_nodes() - layout.backfill_nodes;
+}
+
+Status check_backfill_nodes(const Layout &layout, int32_t backfill_nodes) noexcept {
+    if (backfill_nodes < 0 || backfill_nodes >= layout.max_nodes())
+        return Status::error(Errc::invalid_parameter, "reserved node count %d is outside 0..%d", backfill_nodes,
+                             layout.max_nodes() - 1);
+    return Status::success();
+}
+
+// The id of (ms, node, counter), put together unsigned: in Width::bits64 the top bit may be set.
+static int64_t compose(const Layout &layout, uint64_t ms, uint64_t node, uint64_t counter) noexcept {
+    return static_cast<int64_t>(ms << layout.node_and_counter_bits() | node << layout.counter_bits() | counter);
+}
+
+int64_t backfill_key(int64_t unix_us) noexcept {
+    return floor_div(unix_us, 1000);
+}
+
+uint64_t backfill_per_namespace(const Layout &layout) noexcept {
+    return uint64_t{1} << layout.counter_bits();
+}
+
+uint64_t cluster_backfill_windows(const Layout &layout) noexcept {
+    const uint64_t per_node = backfill_per_namespace(layout);
+    return per_node < 64 ? per_node : 64;
+}
+
+uint64_t cluster_backfill_namespaces(const Layout &layout) noexcept {
+    return static_cast<uint64_t>(layout.backfill_nodes) * cluster_backfill_windows(layout);
+}
+
+uint64_t cluster_backfill_per_namespace(const Layout &layout) noexcept {
+    return backfill_per_namespace(layout) / cluster_backfill_windows(layout);
+}
+
+void cluster_backfill_position(const Layout &layout, uint64_t v, uint64_t offset, uint64_t *lease,
+                               uint64_t *node_offset) noexcept {
+    const uint64_t windows = cluster_backfill_windows(layout);
+    *lease = v / windows;
+    *node_offset = (v % windows) * cluster_backfill_per_namespace(layout) + offset;
+}
+
+Status at(const Layout &layout, int64_t unix_us, uint64_t lease, uint64_t offset, int64_t *id) noexcept {
+    const int64_t epoch_us = layout.epoch_unix_ms * 1000;
+    // unix_us may be an int64 extreme (±infinity): compare before subtracting.
+    if (unix_us < epoch_us)
+        return Status::error(Errc::timestamp_out_of_range, "timestamp is before the sequencer's epoch");
+    const int64_t ms = floor_div(unix_us, 1000) - layout.epoch_unix_ms;
+    if (ms > kMaxMillis)
+        return Status::error(Errc::timestamp_out_of_range,
+                             "timestamp is past the end of the sequencer's 41-bit time field");
+    if (layout.backfill_nodes == 0)
+        return Status::error(Errc::not_attached, "the sequencer reserves no node ids for backfill");
+    if (lease >= static_cast<uint64_t>(layout.backfill_nodes) || offset >= backfill_per_namespace(layout))
+        return Status::error(Errc::exhausted, "all %d node ids reserved for backfill are used",
+                             layout.backfill_nodes);
+    const uint64_t node = static_cast<uint64_t>(layout.max_nodes() - layout.backfill_nodes) + lease;
+    *id = compose(layout, static_cast<uint64_t>(ms), node, offset);
+    return Status::success();
+}
+
+Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept {
+    if (id < 0 && layout.width == Width::bits63)
+        return Status::error(Errc::value_out_of_range,
+                             "a Snowflake id is never negative in a layout that keeps the sign bit 0");
+    const uint64_t bits = static_cast<uint64_t>(id);
+    const int cb = layout.counter_bits();
+    parts->unix_ms = layout.epoch_unix_ms + static_cast<int64_t>(bits >> layout.node_and_counter_bits());
+    parts->node = static_cast<int32_t>((bits >> cb) & ((uint64_t{1} << layout.node_bits) - 1));
+    parts->counter = static_cast<int32_t>(bits & ((uint64_t{1} << cb) - 1));
+    return Status::success();
+}
+
+Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept {
+    // unix_us may be an int64 extreme (±infinity): compare before subtracting.
+    const int64_t epoch_us = layout.epoch_unix_ms * 1000;
+    if (unix_us < epoch_us) {
+        *id = 0;
+        return Status::success();
+    }
+    const int64_t ms = floor_div(unix_us, 1000) - layout.epoch_unix_ms;
+    if (unix_us > INT64_MAX - 1000 || ms > kMaxMillis)
+        return Status::error(Errc::timestamp_out_of_range,
+                             "timestamp is past the end of the sequencer's 41-bit time field");
+    *id = compose(layout, static_cast<uint64_t>(ms), 0, 0);
+    return Status::success();
+}
+
+uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept {
+    const int64_t ms = floor_div(horizon_unix_us + 999, 1000) - layout.epoch_unix_ms;
+    return ms <= 0 ? 0 : static_cast<uint64_t>(ms) << layout.counter_bits();
+}
+
+int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept {
+    return (layout.epoch_unix_ms + static_cast<int64_t>(position >> layout.counter_bits())) * 1000;
+}
+
+int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) noexcept {
+    const uint64_t next_free = atomic_load(&clock.next_free);
+    return (layout.epoch_unix_ms + static_cast<int64_t>(next_free >> layout.counter_bits()) + 1) * 1000;
+}
+
+Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
+          int64_t max_lead_ms, Status *error, PositionRun *run) noexcept {
+    if (!node_fits(layout, node))
+        return Next::failed_with(error, Status::error(Errc::not_attached,
+                                                      "node id %d does not fit in the sequencer's %d node bits",
+                                                      node, layout.node_bits));
+    const int cb = layout.counter_bits();
+    const int64_t now_ms = floor_div(now_unix_us, 1000) - layout.epoch_unix_ms;
+    const int64_t limit_ms = now_ms + max_lead_ms;
+    // The wall clock so far before the epoch that no id may be issued:
+    if (limit_ms < 0) return Next::waiting(-now_ms);
+    const uint64_t floor = now_ms <= 0 ? 0 : static_cast<uint64_t>(now_ms) << cb;
+    const uint64_t limit = ((static_cast<uint64_t>(limit_ms) + 1) << cb) - 1;
+    const uint64_t max_position = ((static_cast<uint64_t>(kMaxMillis) + 1) << cb) - 1;
+
+    const Draw d = draw_ordered(clock, run, floor, limit, max_position, uint64_t{1} << cb);
+    const int64_t ms = static_cast<int64_t>(d.position >> cb);
+    if (d.outcome == Draw::Outcome::exhausted)
+        return Next::failed_with(error, Status::error(Errc::exhausted,
+                                                      "the sequencer's 41-bit time field is used up (epoch + 69.7 years)"));
+    if (d.outcome == Draw::Outcome::ahead) return Next::waiting(ms - now_ms);
+    const uint64_t counter = d.position & ((uint64_t{1} << cb) - 1);
+    const IdFields f{compose(layout, static_cast<uint64_t>(ms), static_cast<uint64_t>(node), counter),
+                     layout.epoch_unix_ms + ms};
+    return Next::issued_with(f, (f.unix_ms + 1) * 1000);
+}
+
+// Why no id of a retired generation lies past the bound retire() returns. The drawer D, bound to
+// generation g, does (1) X = fetch_add(next_free) inside next() and then (2) G = load(generation),
+// and hands X out only if G == g. The retirer R does (a) fetch_add(generation), leaving it
+// != g for good (generations only grow), and then (b) N = load(next_free), and the bound is
+// the end of N's millisecond. All four are sequentially consistent (atomic_word.hpp), and
+// every write of next_free during a generation is a read-modify-write that raises it, so in the
+// one total order of these operations either
+// - (1) comes before (b): (b) reads next_free at or after X + 1, so N > X and X's millisecond
+//   ends at or before the bound; or
+// - (b) comes before (1): then (a), before (b) in R, comes before (1) and so before (2), which
+//   reads the changed generation: X is not handed out.
+// Taking the bound first and changing the generation after it (as before) allows the third
+// case: D passes (2) before (a) but takes X after (b), past the bound, and keeps it; a sequencer
+// re-created on this node then starts at the bound and repeats X (snowflake_retire_test).
+// With a run (idgen.ordering = 'session'), X may come from a run taken earlier by the add
+// (1') of a previous call instead of by (1). (2) still follows (1') in D's order, so the same two
+// cases hold with (1') for (1): either (1') comes before (b) and N > X, or (a) comes before (2)
+// and X is dropped. A run outlives its generation only unused: the caller empties it when it
+// binds the slot again.
+// The position a drawer takes and then drops is simply never used; (1) and (2) cost what they
+// did before: on x86-64 a sequentially consistent fetch_add is the same locked instruction and
+// a sequentially consistent load the same plain load as the acquire/release ones.
+Next next_in_generation(LogicalClock *clock, const uint64_t *generation, uint64_t bound_generation,
+                        const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
+                        Status *error, PositionRun *run) noexcept {
+    Next out = next(clock, layout, node, now_unix_us, max_lead_ms, error, run);  // (1)
+    if (out.kind == Next::Kind::issued && atomic_load(generation) != bound_generation) {  // (2)
+        out = Next{};
+        out.kind = Next::Kind::retired;
+    }
+    return out;
+}
+
+int64_t retire(LogicalClock *clock, uint64_t *generation, const Layout &layout) noexcept {
+    atomic_fetch_add(generation, 1);                // (a): no draw checked after this keeps its id
+    return issued_bound_unix_us(layout, *clock);    // (b): covers every draw checked before it
+}
+
+}  // namespace idgen::snowflake

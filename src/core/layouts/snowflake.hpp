@@ -1,0 +1,141 @@
+// Snowflake ids (seeds 003 and 004): a 64-bit integer of 41 bits of milliseconds since the
+// sequencer's epoch, log2(max_nodes) bits of node id and the remaining bits a per-millisecond
+// counter. max_nodes is a power of two from 128 to 8192 (seed 004). By default the sign bit
+// stays 0, so 15 down to 9 counter bits (32,768 down to 512 ids per millisecond per node);
+// Width::bits64 is seed 004's exact layout, one counter bit more and the top bit used. The
+// generator is a LogicalClock whose positions are (milliseconds << counter_bits | counter);
+// the node id sits between the two in the id.
+#pragma once
+
+#include <cstdint>
+
+#include "core/clocks/logical_clock.hpp"
+#include "core/clocks/session_run.hpp"
+#include "core/base/status.hpp"
+
+namespace idgen::snowflake {
+
+constexpr int kTimeBits = 41;
+constexpr int32_t kMinNodes = 128;
+constexpr int32_t kMaxNodes = 8192;
+constexpr int64_t kMaxMillis = (int64_t{1} << kTimeBits) - 1;
+
+// How many bits of the 64 an id spans: the time field is the top 41 of them, node and counter
+// share the rest.
+// - bits63 (the default): the sign bit stays 0, so every id is a positive int64 and int64 order
+//   is time order for the whole time field; node and counter share 22 bits.
+// - bits64 (snowcast's layout, seed 004: id = ms << 23 | node << (23 - node_bits) | counter):
+//   node and counter share 23 bits, twice the ids per millisecond; from 2^40 ms (34.8 years)
+//   after the epoch on, ids have the top bit set, negative as an int64, so only their unsigned
+//   order is time order.
+enum class Width { bits63, bits64 };
+
+struct Layout {
+    int64_t epoch_unix_ms;
+    int node_bits;  // 7 .. 13
+    // The top backfill_nodes node ids are reserved for retrospective ids (snowflake_at); live
+    // generation uses the node ids below them.
+    int32_t backfill_nodes = 0;
+    Width width = Width::bits63;
+    int node_and_counter_bits() const noexcept { return (width == Width::bits64 ? 64 : 63) - kTimeBits; }
+    int counter_bits() const noexcept { return node_and_counter_bits() - node_bits; }
+    int32_t max_nodes() const noexcept { return int32_t{1} << node_bits; }
+};
+
+// log2 of max_nodes rounded up to a power of two; Errc::invalid_parameter outside 128..8192.
+Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept;
+
+// An epoch must be a whole millisecond, not after `now`, and recent enough that the 41-bit
+// time field still has room (Errc::invalid_parameter otherwise).
+Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept;
+
+// Whether `node` is a node id live generation may use (0 .. max_nodes - backfill_nodes - 1).
+bool node_fits(const Layout &layout, int32_t node) noexcept;
+
+// Errc::invalid_parameter unless 0 <= backfill_nodes < max_nodes (one live node id at least).
+Status check_backfill_nodes(const Layout &layout, int32_t backfill_nodes) noexcept;
+
+struct Parts {
+    int64_t unix_ms;
+    int32_t node;
+    int32_t counter;
+};
+
+// time = the id's top 41 bits (unsigned), node and counter below them. Errc::value_out_of_range
+// for a negative id in Width::bits63 (whose sign bit is never set); in Width::bits64 every id
+// decodes.
+Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept;
+
+// The smallest id any node can issue in the millisecond holding `unix_us`, in the unsigned order
+// of ids; 0 before the epoch (every id is at least that); Errc::timestamp_out_of_range past the
+// time field. In Width::bits63 it is also the smallest as an int64. In Width::bits64 the
+// millisecond's ids are min_id .. min_id + 2^23 - 1 as int64 too, but the result is negative
+// from 2^40 ms after the epoch on: then the ids of that millisecond and later are those with
+// min_id <= id < 0; before it, those with id >= min_id or id < 0.
+Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept;
+
+// The clock position from which a sequencer may issue without ever meeting an id issued
+// before a durable horizon (every id issued so far ends at or before `horizon_unix_us`).
+uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept;
+
+// The Unix time at which clock position `position` starts (the start of its millisecond).
+int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept;
+
+// A Unix time at or after the end of every id `clock` has handed out under `layout` (positions
+// are taken before ids are handed out, so this holds whatever is in flight).
+int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) noexcept;
+
+// An issued id (logical_clock.hpp's Drawn): its end_unix_us is when its millisecond ends.
+struct IdFields {
+    int64_t id;
+    int64_t unix_ms;  // the id's millisecond
+};
+using Next = Drawn<IdFields>;
+
+// Draws the next id for `node` at wall-clock time `now_unix_us`, running at most
+// `max_lead_ms` ahead of it. Failures (kind failed, reason in *error): the node does not fit
+// (not_attached), the time field is used up (exhausted). With `run`, from this session's run of
+// positions (session_run.hpp).
+Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
+          int64_t max_lead_ms, Status *error, PositionRun *run = nullptr) noexcept;
+
+// A sequencer's clock in shared memory can be retired (the sequencer dropped) while other
+// processes draw from it. `generation` is a word that changes when the clock is retired (and
+// again when it is given to a new sequencer); a drawer reads it when it binds to the clock.
+//
+// next_in_generation draws like next(), but hands the id out only while *generation still
+// equals `bound_generation`, the value the caller bound with; otherwise kind is `retired`
+// (the position is lost; bind again).
+Next next_in_generation(LogicalClock *clock, const uint64_t *generation, uint64_t bound_generation,
+                        const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
+                        Status *error, PositionRun *run = nullptr) noexcept;
+
+// Retires a clock: changes *generation, then returns a Unix time at or after the end of every
+// id that next_in_generation has handed out or will still hand out under the old generation
+// (the argument is beside the code). Whoever gives the clock to a new sequencer must start it
+// at or above that bound.
+int64_t retire(LogicalClock *clock, uint64_t *generation, const Layout &layout) noexcept;
+
+// Retrospective ids (snowflake_at): namespace `lease` is reserved node id
+// max_nodes - backfill_nodes + lease, so the namespaces of one session come in increasing node
+// order; an offset is a counter value (2^counter_bits per millisecond and namespace).
+int64_t backfill_key(int64_t unix_us) noexcept;  // the millisecond the counters are kept per
+uint64_t backfill_per_namespace(const Layout &layout) noexcept;
+
+// In cluster mode namespaces are never recycled (registry_batch.hpp), so each reserved node
+// id's counter values are cut into windows, each a namespace of its own: cluster namespace v is
+// window v % windows of reserved node id v / windows (node-major, so that a server's count of
+// whole reserved node ids, n, covers exactly the cluster namespaces below n * windows).
+uint64_t cluster_backfill_windows(const Layout &layout) noexcept;  // per reserved node id
+uint64_t cluster_backfill_namespaces(const Layout &layout) noexcept;
+uint64_t cluster_backfill_per_namespace(const Layout &layout) noexcept;
+// The namespace and offset of at() for `offset` of cluster namespace `v`.
+void cluster_backfill_position(const Layout &layout, uint64_t v, uint64_t offset, uint64_t *lease,
+                               uint64_t *node_offset) noexcept;
+
+// The id at `offset` of namespace `lease` in the millisecond of `unix_us`. Errors: the time is
+// before the epoch or past the time field (timestamp_out_of_range), the layout reserves no
+// node ids (not_attached), the lease is past the reserved ones (exhausted).
+Status at(const Layout &layout, int64_t unix_us, uint64_t lease, uint64_t offset, int64_t *id) noexcept;
+
+}  // namespace idgen::snowflake

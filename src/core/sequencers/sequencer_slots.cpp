@@ -1,0 +1,78 @@
+// Binding, finding and retiring Snowflake sequencer slots (sequencer_slots.hpp).
+#include "core/sequencers/sequencer_slots.hpp"
+
+#include "core/base/atomic_word.hpp"
+
+namespace idgen::snowflake {
+
+static uint32_t remembered(const DroppedKeys &dropped) noexcept {
+    return dropped.count < kDroppedRemembered ? dropped.count : kDroppedRemembered;
+}
+
+bool was_dropped(const DroppedKeys &dropped, const SequencerKey &key) noexcept {
+    for (uint32_t i = 0; i < remembered(dropped); i++)
+        if (dropped.keys[i] == key) return true;
+    return false;
+}
+
+void forget_dropped(DroppedKeys *dropped, const SequencerKey &key) noexcept {
+    for (uint32_t i = 0; i < remembered(*dropped); i++)
+        if (dropped->keys[i] == key) dropped->keys[i] = kNoSequencer;
+}
+
+SequencerSlot *find_slot(SequencerSlot *slots, int count, const SequencerKey &key) noexcept {
+    for (int i = 0; i < count; i++)
+        if (slots[i].key == key) return &slots[i];
+    return nullptr;
+}
+
+SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dropped, const SequencerKey &key,
+                         const Layout &layout, int64_t start_floor_us, int64_t released_bound_us,
+                         Bound *outcome) noexcept {
+    if (SequencerSlot *held = find_slot(slots, count, key)) {
+        *outcome = Bound::held;
+        return held;
+    }
+    if (was_dropped(dropped, key)) {
+        *outcome = Bound::dropped;
+        return nullptr;
+    }
+    SequencerSlot *slot = nullptr;
+    for (int i = 0; i < count && slot == nullptr; i++)
+        if (slots[i].key.none()) slot = &slots[i];
+    if (slot == nullptr) {
+        *outcome = Bound::full;
+        return nullptr;
+    }
+    // Above every id handed out before the server started (or recovered, or adopted a moved
+    // database's state) and every id of the sequencers dropped since.
+    slot->layout = layout;
+    slot->clock.next_free = 0;
+    raise_to(&slot->clock, position_after(layout, start_floor_us));
+    raise_to(&slot->clock, position_after(layout, released_bound_us));
+    slot->last_unix_ms = 0;
+    slot->key = key;
+    atomic_fetch_add(&slot->generation, 1);
+    *outcome = Bound::bound;
+    return slot;
+}
+
+void release_slot(SequencerSlot *slots, int count, DroppedKeys *dropped, const SequencerKey &key,
+                  int64_t *released_bound_us) noexcept {
+    dropped->keys[dropped->count++ % kDroppedRemembered] = key;
+    if (SequencerSlot *slot = find_slot(slots, count, key)) {
+        // retire() changes the generation before it takes the bound, so a draw in flight in
+        // another process either lies within the bound or is dropped by that process's check
+        // after its draw (the argument is in snowflake.cpp).
+        const int64_t bound = retire(&slot->clock, &slot->generation, slot->layout);
+        if (bound > *released_bound_us) *released_bound_us = bound;
+        slot->key = kNoSequencer;
+    }
+}
+
+void raise_slots(SequencerSlot *slots, int count, int64_t floor_unix_us) noexcept {
+    for (int i = 0; i < count; i++)
+        if (!slots[i].key.none()) raise_to(&slots[i].clock, position_after(slots[i].layout, floor_unix_us));
+}
+
+}  // namespace idgen::snowflake

@@ -1,0 +1,319 @@
+// etcd's v3 JSON gateway over libcurl: see etcd_client.hpp.
+#include "pg/cluster/etcd_client.hpp"
+
+#include <curl/curl.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+namespace idgen::pg::etcd {
+
+using nlohmann::json;
+
+bool parse_int64(const std::string &text, int64_t *v) {
+    char *end = nullptr;
+    errno = 0;
+    const long long parsed = std::strtoll(text.c_str(), &end, 10);
+    if (errno != 0 || end == text.c_str() || *end != '\0') return false;
+    *v = parsed;
+    return true;
+}
+
+namespace {
+
+const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string b64(const std::string &in) {
+    std::string out;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (unsigned char c : in) {
+        acc = (acc << 8) | c;
+        bits += 8;
+        while (bits >= 6) {
+            bits -= 6;
+            out += kAlphabet[(acc >> bits) & 63];
+        }
+    }
+    if (bits > 0) out += kAlphabet[(acc << (6 - bits)) & 63];
+    while (out.size() % 4 != 0) out += '=';
+    return out;
+}
+
+bool unb64(const std::string &in, std::string *out) {
+    out->clear();
+    uint32_t acc = 0;
+    int bits = 0;
+    for (char c : in) {
+        if (c == '=') break;
+        const char *p = c ? std::strchr(kAlphabet, c) : nullptr;
+        if (p == nullptr) return false;
+        acc = (acc << 6) | static_cast<uint32_t>(p - kAlphabet);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            *out += static_cast<char>((acc >> bits) & 0xFF);
+        }
+    }
+    return true;
+}
+
+// The key after every key starting with prefix (etcd's range_end for a prefix).
+std::string prefix_end(std::string prefix) {
+    while (!prefix.empty()) {
+        if (static_cast<unsigned char>(prefix.back()) < 0xFF) {
+            prefix.back() = static_cast<char>(prefix.back() + 1);
+            return prefix;
+        }
+        prefix.pop_back();
+    }
+    return std::string(1, '\0');
+}
+
+// An int64 field, sent by the gateway as a JSON string (or a number); 0 when absent (proto3
+// leaves zero values out).
+bool int_field(const json &j, const char *name, int64_t *v) {
+    *v = 0;
+    const auto it = j.find(name);
+    if (it == j.end()) return true;
+    if (it->is_number_integer()) {
+        *v = it->get<int64_t>();
+        return true;
+    }
+    return it->is_string() && parse_int64(it->get_ref<const std::string &>(), v);
+}
+
+bool bool_field(const json &j, const char *name) {
+    const auto it = j.find(name);
+    return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+bool kv_of(const json &j, KeyValue *kv) {
+    if (!j.is_object()) return false;
+    const auto k = j.find("key");
+    if (k == j.end() || !k->is_string() || !unb64(k->get_ref<const std::string &>(), &kv->key)) return false;
+    const auto v = j.find("value");
+    kv->value.clear();
+    if (v != j.end() && (!v->is_string() || !unb64(v->get_ref<const std::string &>(), &kv->value))) return false;
+    return int_field(j, "lease", &kv->lease);
+}
+
+size_t collect(char *data, size_t size, size_t n, void *out) {
+    static_cast<std::string *>(out)->append(data, size * n);
+    return size * n;
+}
+
+json put_op(const std::string &key, const std::string &value, int64_t lease) {
+    json put{{"key", b64(key)}, {"value", b64(value)}};
+    if (lease != 0) put["lease"] = std::to_string(lease);
+    return json{{"request_put", put}};
+}
+
+json value_is(const std::string &key, const std::string &value) {
+    return json{{"key", b64(key)}, {"target", "VALUE"}, {"result", "EQUAL"}, {"value", b64(value)}};
+}
+
+json read_op(const std::string &key) {
+    return json{{"request_range", json{{"key", b64(key)}}}};
+}
+
+json absent(const std::string &key) {
+    return json{{"key", b64(key)}, {"target", "CREATE"}, {"result", "EQUAL"}, {"create_revision", "0"}};
+}
+
+}  // namespace
+
+Client::Client(const std::string &endpoints, long timeout_ms) : timeout_ms_(timeout_ms) {
+    size_t start = 0;
+    while (start <= endpoints.size()) {
+        size_t comma = endpoints.find(',', start);
+        if (comma == std::string::npos) comma = endpoints.size();
+        std::string url = endpoints.substr(start, comma - start);
+        while (!url.empty() && url.front() == ' ') url.erase(0, 1);
+        while (!url.empty() && (url.back() == ' ' || url.back() == '/')) url.pop_back();
+        if (!url.empty()) endpoints_.push_back(url);
+        start = comma + 1;
+    }
+    curl_ = curl_easy_init();
+}
+
+Client::~Client() {
+    if (curl_ != nullptr) curl_easy_cleanup(static_cast<CURL *>(curl_));
+}
+
+bool Client::post(const std::string &path, const std::string &body, std::string *reply) {
+    CURL *curl = static_cast<CURL *>(curl_);
+    if (curl == nullptr || endpoints_.empty()) {
+        error_ = curl == nullptr ? "libcurl could not be initialised" : "no etcd endpoint";
+        return false;
+    }
+    for (size_t tried = 0; tried < endpoints_.size(); tried++) {
+        const std::string url = endpoints_[current_] + path;
+        reply->clear();
+        curl_easy_reset(curl);
+        curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+        curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM of libcurl's in a PostgreSQL process
+        curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms_);
+        curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms_);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, reply);
+        const CURLcode rc = curl_easy_perform(curl);
+        long status = 0;
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        if (rc == CURLE_OK && status == 200) return true;
+        error_ = endpoints_[current_] + ": " +
+                 (rc != CURLE_OK ? std::string(curl_easy_strerror(rc)) : "HTTP " + std::to_string(status) + " " + *reply);
+        current_ = (current_ + 1) % endpoints_.size();
+    }
+    return false;
+}
+
+bool Client::call(const std::string &path, const json &body, json *out) {
+    std::string reply;
+    if (!post(path, body.dump(), &reply)) return false;
+    *out = json::parse(reply, nullptr, false);
+    if (out->is_discarded() || !out->is_object()) {
+        error_ = path + ": not a JSON object: " + reply.substr(0, 200);
+        return false;
+    }
+    if (out->contains("error")) {
+        error_ = path + ": " + reply.substr(0, 200);
+        return false;
+    }
+    return true;
+}
+
+bool Client::grant(int64_t ttl_s, int64_t *lease, int64_t *granted_ttl_s) {
+    json r;
+    if (!call("/v3/lease/grant", (json{{"TTL", std::to_string(ttl_s)}}), &r)) return false;
+    if (!int_field(r, "ID", lease) || !int_field(r, "TTL", granted_ttl_s) || *lease == 0) {
+        error_ = "lease grant: unexpected answer " + r.dump();
+        return false;
+    }
+    return true;
+}
+
+bool Client::keep_alive(int64_t lease, int64_t *ttl_s) {
+    json r;
+    if (!call("/v3/lease/keepalive", (json{{"ID", std::to_string(lease)}}), &r)) return false;
+    const auto result = r.find("result");
+    if (result == r.end() || !result->is_object() || !int_field(*result, "TTL", ttl_s)) {
+        error_ = "lease keepalive: unexpected answer " + r.dump();
+        return false;
+    }
+    return true;
+}
+
+bool Client::revoke(int64_t lease) {
+    json r;
+    return call("/v3/lease/revoke", (json{{"ID", std::to_string(lease)}}), &r);
+}
+
+// A create whose answer was lost may have been applied, and is then tried again on the next
+// endpoint: the key found holding our own value (the caller's identity, unique per lease) was
+// created by us.
+bool Client::create(const std::string &key, const std::string &value, int64_t lease, bool *created) {
+    json r;
+    const json txn{{"compare", json::array({absent(key)})},
+                   {"success", json::array({put_op(key, value, lease)})},
+                   {"failure", json::array({read_op(key)})}};
+    if (!call("/v3/kv/txn", txn, &r)) return false;
+    *created = bool_field(r, "succeeded");
+    std::string current;
+    if (!*created && !failure_value(r, &current)) return false;
+    *created = *created || current == value;
+    return true;
+}
+
+bool Client::put_if(const std::string &guard, const std::string &guard_value, const std::string &key,
+                    const std::string &value, bool *done) {
+    json r;
+    const json txn{{"compare", json::array({value_is(guard, guard_value)})},
+                   {"success", json::array({put_op(key, value, 0)})}};
+    if (!call("/v3/kv/txn", txn, &r)) return false;
+    *done = bool_field(r, "succeeded");
+    return true;
+}
+
+bool Client::swap(const std::string &key, const std::string &expected, bool expect_absent, const std::string &value,
+                  bool *done, std::string *current) {
+    json r;
+    const json txn{{"compare", json::array({expect_absent ? absent(key) : value_is(key, expected)})},
+                   {"success", json::array({put_op(key, value, 0)})},
+                   {"failure", json::array({read_op(key)})}};
+    if (!call("/v3/kv/txn", txn, &r)) return false;
+    *done = bool_field(r, "succeeded");
+    current->clear();
+    return *done || failure_value(r, current);
+}
+
+// The value a failed txn's one read (read_op) found: responses[0].response_range.kvs[0].value,
+// "" when the key is absent.
+bool Client::failure_value(const json &r, std::string *current) {
+    current->clear();
+    const auto responses = r.find("responses");
+    if (responses == r.end() || !responses->is_array() || responses->empty()) return true;
+    const auto range = (*responses)[0].find("response_range");
+    if (range == (*responses)[0].end() || !range->is_object()) return true;
+    const auto kvs = range->find("kvs");
+    if (kvs == range->end() || !kvs->is_array() || kvs->empty()) return true;
+    KeyValue kv;
+    if (!kv_of((*kvs)[0], &kv)) {
+        error_ = "txn: unexpected key-value " + (*kvs)[0].dump();
+        return false;
+    }
+    *current = kv.value;
+    return true;
+}
+
+bool Client::remove_if(const std::string &key, const std::string &value) {
+    json r;
+    const json txn{{"compare", json::array({value_is(key, value)})},
+                   {"success", json::array({json{{"request_delete_range", json{{"key", b64(key)}}}}})}};
+    return call("/v3/kv/txn", txn, &r);
+}
+
+bool Client::get(const std::string &key, bool *found, std::string *value) {
+    json r;
+    if (!call("/v3/kv/range", (json{{"key", b64(key)}}), &r)) return false;
+    *found = false;
+    const auto list = r.find("kvs");
+    if (list == r.end()) return true;
+    KeyValue kv;
+    if (!list->is_array() || list->empty() || !kv_of((*list)[0], &kv)) {
+        error_ = "range: unexpected answer " + r.dump();
+        return false;
+    }
+    *found = true;
+    *value = kv.value;
+    return true;
+}
+
+bool Client::range(const std::string &prefix, std::vector<KeyValue> *out) {
+    json r;
+    if (!call("/v3/kv/range", (json{{"key", b64(prefix)}, {"range_end", b64(prefix_end(prefix))}}), &r))
+        return false;
+    out->clear();
+    const auto list = r.find("kvs");
+    if (list == r.end()) return true;
+    if (!list->is_array()) {
+        error_ = "range: unexpected answer " + r.dump();
+        return false;
+    }
+    for (const json &item : *list) {
+        KeyValue kv;
+        if (!kv_of(item, &kv)) {
+            error_ = "range: unexpected key-value " + item.dump();
+            return false;
+        }
+        out->push_back(std::move(kv));
+    }
+    return true;
+}
+
+}  // namespace idgen::pg::etcd

@@ -1,0 +1,399 @@
+// Reading and writing the rows of `reserved_state` in place, under the buffer's exclusive lock,
+// with generic WAL; adopting rows of another cluster; the restore trigger and the initial save.
+#include "pg/moves/carried_state.hpp"
+
+#include "pg/wal/state_wal.hpp"
+
+extern "C" {
+#include "access/generic_xlog.h"
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xlog.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
+#include "commands/trigger.h"
+#include "storage/bufmgr.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+}
+
+namespace idgen::pg {
+
+static const char kTable[] = "reserved_state";
+constexpr int64_t kReserveAheadUs = 60 * 1000000LL;
+constexpr int32 kHorizonRow = 0;
+
+// One row, as it lies in the tuple: every column NOT NULL and fixed-width, so that it can be
+// read and overwritten in place.
+using Row = CarriedRow;
+static_assert(sizeof(Row) == 40 && offsetof(Row, key) == 8 && offsetof(Row, bound) == 32,
+              "CarriedRow must lie as the table's tuple does");
+constexpr int kRowColumns = 7;
+
+// This backend's knowledge of its database's rows (one database per backend).
+static int64_t carried_horizon_us = 0;  // the horizon row's value when last seen
+static bool adoption_checked = false;
+// The table did not exist when last looked up: the schema is older than 0.5.0 and this library
+// serves it until ALTER EXTENSION idgen UPDATE, which saves the server's state into the new
+// table. Until then a session looks the table up again once per kReserveAheadUs of id time.
+static bool table_missing = false;
+
+static Oid extension_schema() {
+    const Oid ext = get_extension_oid("idgen", false);
+    Relation rel = table_open(ExtensionRelationId, AccessShareLock);
+    ScanKeyData key;
+    ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(ext));
+    SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, nullptr, 1, &key);
+    HeapTuple tuple = systable_getnext(scan);
+    const Oid schema = HeapTupleIsValid(tuple) ? reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple))->extnamespace
+                                               : InvalidOid;
+    systable_endscan(scan);
+    table_close(rel, AccessShareLock);
+    return schema;
+}
+
+// The table's oid as last looked up (InvalidOid: look it up again): a relcache invalidation of
+// the table (DROP EXTENSION) or of everything clears it, and so does a table that is gone or
+// is another by the time it is opened.
+static Oid table_relid = InvalidOid;
+
+static void on_relcache_invalidation(Datum, Oid relid) {
+    if (relid == InvalidOid || relid == table_relid) table_relid = InvalidOid;
+}
+
+static Relation open_table() {
+    static bool callback_registered = false;
+    if (!callback_registered) {
+        CacheRegisterRelcacheCallback(on_relcache_invalidation, 0);
+        callback_registered = true;
+    }
+    if (OidIsValid(table_relid)) {
+        Relation rel = try_table_open(table_relid, AccessShareLock);
+        if (rel != nullptr && strcmp(RelationGetRelationName(rel), kTable) == 0) return rel;
+        if (rel != nullptr) table_close(rel, AccessShareLock);
+    }
+    table_relid = get_relname_relid(kTable, extension_schema());
+    table_missing = !OidIsValid(table_relid);
+    return table_missing ? nullptr : table_open(table_relid, AccessShareLock);
+}
+
+static Row *row_of(Page page, OffsetNumber off) {
+    ItemId lp = PageGetItemId(page, off);
+    if (!ItemIdIsNormal(lp)) return nullptr;
+    HeapTupleHeader t = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+    if (HeapTupleHeaderGetNatts(t) != kRowColumns || (t->t_infomask & HEAP_HASNULL) ||
+        ItemIdGetLength(lp) < t->t_hoff + sizeof(Row))
+        return nullptr;
+    return reinterpret_cast<Row *>(reinterpret_cast<char *>(t) + t->t_hoff);
+}
+
+// Calls edit(row) for every row of the table, page by page under the page's exclusive lock; a
+// page where edit returned true for some row is written with generic WAL. Returns the latest
+// page LSN seen, so the record that last changed any row (also another session's, whose wait
+// for the synchronous standbys may not be over) is the one to make durable
+// (InvalidXLogRecPtr: no table). Rows are not checked for visibility: a dead row only ever
+// makes idgen more careful.
+template <typename Edit>
+static XLogRecPtr edit_rows(Edit edit) {
+    Relation rel = open_table();
+    XLogRecPtr end = InvalidXLogRecPtr;
+    if (rel == nullptr) return end;
+    const BlockNumber blocks = RelationGetNumberOfBlocks(rel);
+    for (BlockNumber b = 0; b < blocks; b++) {
+        Buffer buf = ReadBuffer(rel, b);
+        LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+        GenericXLogState *wal = GenericXLogStart(rel);
+        Page page = GenericXLogRegisterBuffer(wal, buf, 0);
+        bool changed = false;
+        for (OffsetNumber off = FirstOffsetNumber; off <= PageGetMaxOffsetNumber(page); off++) {
+            Row *row = row_of(page, off);
+            if (row != nullptr && edit(row)) changed = true;
+        }
+        if (changed)
+            GenericXLogFinish(wal);  // sets the page's LSN to the record's end
+        else
+            GenericXLogAbort(wal);
+        const XLogRecPtr page_lsn = BufferGetLSNAtomic(buf);
+        if (page_lsn > end) end = page_lsn;
+        UnlockReleaseBuffer(buf);
+    }
+    table_close(rel, AccessShareLock);
+    return end;
+}
+
+static void make_durable(XLogRecPtr end, const char *what) {
+    if (end == InvalidXLogRecPtr) return;
+    XLogFlush(end);
+    wait_for_sync_standbys(end, what);
+}
+
+static int64 own_writer() {
+    return static_cast<int64>(GetSystemIdentifier());
+}
+
+void ensure_carried_horizon(SharedState *s, int64_t end_unix_us, const char *what) {
+    if (end_unix_us <= carried_horizon_us) return;
+    adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
+    const int64 writer = own_writer();
+    const int64_t target = end_unix_us + kReserveAheadUs;
+    int64_t seen = 0;
+    make_durable(edit_rows([&](Row *row) {
+                     if (row->slot != kHorizonRow) return false;
+                     if (row->value >= end_unix_us && row->writer == writer) {
+                         seen = row->value;  // another session of this database moved it
+                         return false;
+                     }
+                     row->value = row->value > target ? row->value : target;
+                     row->writer = writer;
+                     seen = row->value;
+                     return true;
+                 }),
+                 what);
+    if (table_missing) {
+        carried_horizon_us = target;  // nothing to carry until the update (see table_missing)
+        return;
+    }
+    if (seen < end_unix_us)
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("%s: idgen's table \"%s\" has no horizon row", what, kTable),
+                        errhint("Restore the table from a dump of this database.")));
+    carried_horizon_us = seen;
+}
+
+static bool is_lease_row(const Row &row) {
+    return row.slot != kHorizonRow && row.kind > static_cast<int32>(LeaseKind::free);
+}
+
+// The space and state of a lease row as this version counts them: a row written under the
+// mapping of 0.6.0 and before (by an older version of this table, or restored from its dump)
+// reads as the same space under the fixed mapping, with its state raised to cover it
+// (from_skipping_mapping argues why that is enough).
+struct RowLease {
+    LeaseSpace space;
+    LeaseState state;
+};
+
+static RowLease lease_of(const Row &row) {
+    const LeaseKind kind = static_cast<LeaseKind>(row.kind);
+    RowLease l{LeaseSpace{kind, kind == LeaseKind::snowflake ? MyDatabaseId : InvalidOid, static_cast<uint64_t>(row.key)},
+               LeaseState{static_cast<uint64_t>(row.value), static_cast<uint32_t>(row.bound),
+                          static_cast<uint32_t>(row.step)}};
+    backfill::from_skipping_mapping(&l.space, &l.state);
+    return l;
+}
+
+static bool same_space(const Row *row, const LeaseSpace &space) {
+    return is_lease_row(*row) && lease_of(*row).space == space;
+}
+
+// What this backend last carried per space, and into which table: a carry that it covers is
+// skipped (a row only moves up; a table made again by CREATE EXTENSION is saved from the shared
+// state, which is at least what was carried, and its new oid does not match).
+struct Carried {
+    LeaseSpace space;
+    LeaseState state;
+    Oid table;
+};
+static Carried carried[8];
+static uint32_t carried_next = 0;  // the entry a new space takes (round robin)
+
+static bool covers(const LeaseState &had, const LeaseState &state) {
+    return had.next >= state.next && had.bound >= state.bound && had.step >= state.step;
+}
+
+static Carried *carried_of(const LeaseSpace &space) {
+    for (Carried &c : carried)
+        if (c.space == space) return &c;
+    return nullptr;
+}
+
+void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &state, const char *what) {
+    adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
+    const Carried *known = carried_of(space);
+    if (known != nullptr && OidIsValid(table_relid) && known->table == table_relid && covers(known->state, state))
+        return;
+    const int64 writer = own_writer();
+    bool placed = false;
+    LeaseState now{};
+    auto merge = [&](Row *row) {
+        placed = true;
+        const Row before = *row;
+        // Each field only moves up (a bound of 0.4.0's spaces, unknown, is the largest of all);
+        // the row's own state is read before its kind is rewritten (an older mapping's row
+        // reads raised).
+        now = lease_of(*row).state;
+        backfill::raise_state(&now, state);
+        row->kind = static_cast<int32>(space.kind);
+        row->key = static_cast<int64>(space.key);
+        row->value = static_cast<int64>(now.next);
+        row->bound = static_cast<int32>(now.bound);
+        row->step = static_cast<int32>(now.step);
+        row->writer = writer;
+        return memcmp(&before, row, sizeof before) != 0;  // written only when it moves
+    };
+    // The space's row; only when it has none (its first lease in this database), a free one.
+    XLogRecPtr end = edit_rows([&](Row *row) { return !placed && same_space(row, space) && merge(row); });
+    if (!placed && !table_missing)
+        end = edit_rows([&](Row *row) {
+            // The space's row again: another session of this database may have just placed it.
+            const bool usable = same_space(row, space) ||
+                                (row->slot != kHorizonRow && row->kind == static_cast<int32>(LeaseKind::free));
+            return !placed && usable && merge(row);
+        });
+    make_durable(end, what);
+    if (table_missing) return;
+    if (!placed)
+        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                        errmsg("%s: idgen's table \"%s\" has no free row for another id space", what, kTable)));
+    Carried *slot = carried_of(space);
+    if (slot == nullptr) slot = &carried[carried_next++ % (sizeof carried / sizeof carried[0])];
+    *slot = Carried{space, now, table_relid};  // durable: make_durable returned
+}
+
+// Takes a row written elsewhere over into this server's state: the horizon through the
+// horizon's own protocol (file, WAL), the generators raised with the lead floor; a lease
+// counter raised in the lease table.
+static void adopt_row(SharedState *s, const Row &row) {
+    if (row.slot == kHorizonRow) {
+        adopt_moved_horizon(s, row.value);
+    } else if (is_lease_row(row)) {
+        const RowLease l = lease_of(row);
+        raise_lease(s, l.space, l.state);
+    }
+}
+
+// Lease rows are adopted whoever wrote them (raising a lease counter to what it already is
+// costs nothing, and a data-only restore into another database of this cluster brings rows
+// this cluster wrote for another database's spaces); the horizon row only when another cluster
+// wrote it (this cluster's own horizon is covered by its file and WAL, and taking it again
+// would start ids up to the 60 s reserve ahead at every server start).
+void adopt_carried_state_once(SharedState *s) {
+    if (adoption_checked) return;
+    const int64 writer = own_writer();
+    Row adopt[kLeaseSpaces + 1];
+    int n = 0, foreign = 0;
+    edit_rows([&](Row *row) {
+        const bool is_foreign = row->writer != 0 && row->writer != writer;
+        const bool lease = is_lease_row(*row);
+        if ((is_foreign || lease) && n < kLeaseSpaces + 1) adopt[n++] = *row;
+        foreign += is_foreign;
+        return false;
+    });
+    for (int i = 0; i < n; i++)
+        if (adopt[i].slot != kHorizonRow || adopt[i].writer != writer) adopt_row(s, adopt[i]);
+    if (foreign > 0)  // this cluster's own now: adopted once, not by every session
+        make_durable(edit_rows([&](Row *row) {
+                         if (row->writer == 0 || row->writer == writer) return false;
+                         row->writer = writer;
+                         return true;
+                     }),
+                     "idgen");
+    adoption_checked = true;
+}
+
+void take_over_row(SharedState *s, const Row &row, bool into_rows, const char *what) {
+    if (row.slot != kHorizonRow && !is_lease_row(row)) return;  // free, or another table's guard
+    adopt_row(s, row);
+    if (!into_rows) return;
+    if (row.slot == kHorizonRow) {
+        ensure_carried_horizon(s, row.value, what);
+    } else {
+        const RowLease l = lease_of(row);
+        carry_lease(s, l.space, l.state, what);
+    }
+}
+
+// ---- Subscription guard rows -------------------------------------------------------------------
+// Written in place like the lease rows (a guard must hold whatever the transaction that wrote
+// it does next), made durable before the caller goes on.
+
+int read_guard_rows(Row *out, int max) {
+    int n = 0;
+    edit_rows([&](Row *row) {
+        if (row->slot != kHorizonRow && row->kind == kGuardKind && n < max) out[n++] = *row;
+        return false;
+    });
+    return n;
+}
+
+bool write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, const char *what) {
+    const int64 writer = own_writer();
+    bool placed = false;
+    auto put = [&](Row *row) {
+        placed = true;
+        const Row before = *row;
+        *row = Row{row->slot, kGuardKind, subid, publisher_node, writer, state, 0};
+        return memcmp(&before, row, sizeof before) != 0;
+    };
+    auto guard_of = [&](const Row *row) { return row->slot != kHorizonRow && row->kind == kGuardKind && row->key == subid; };
+    XLogRecPtr end = edit_rows([&](Row *row) { return !placed && guard_of(row) && put(row); });
+    if (!placed)
+        end = edit_rows([&](Row *row) {
+            const bool usable = guard_of(row) || (row->slot != kHorizonRow && row->kind == static_cast<int32>(LeaseKind::free));
+            return !placed && usable && put(row);
+        });
+    make_durable(end, what);
+    return placed;
+}
+
+void free_guard_row(int64_t subid) {
+    make_durable(edit_rows([&](Row *row) {
+                     if (row->slot == kHorizonRow || row->kind != kGuardKind || row->key != subid) return false;
+                     *row = Row{row->slot, 0, 0, 0, 0, 0, 0};
+                     return true;
+                 }),
+                 "idgen");
+}
+
+}  // namespace idgen::pg
+
+using namespace idgen::pg;
+
+extern "C" {
+PG_FUNCTION_INFO_V1(idgen_reserved_state_merge);
+PG_FUNCTION_INFO_V1(idgen_reserved_state_save);
+}
+
+// BEFORE INSERT trigger of reserved_state: a row loaded by pg_restore is adopted and merged
+// into the table's own rows; it is never inserted (the table keeps its fixed rows).
+Datum idgen_reserved_state_merge(PG_FUNCTION_ARGS) {
+    TriggerData *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
+    if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigger->tg_event) ||
+        !TRIGGER_FIRED_FOR_ROW(trigger->tg_event) || !TRIGGER_FIRED_BY_INSERT(trigger->tg_event))
+        elog(ERROR, "idgen_reserved_state_merge: not called as a BEFORE INSERT row trigger");
+    SharedState *s = require_shared_state("restoring idgen's reserved_state");
+    TupleDesc desc = RelationGetDescr(trigger->tg_relation);
+    bool isnull[kRowColumns];
+    Datum values[kRowColumns];
+    heap_deform_tuple(trigger->tg_trigtuple, desc, values, isnull);
+    const Row row{DatumGetInt32(values[0]), DatumGetInt32(values[1]), DatumGetInt64(values[2]),
+                  DatumGetInt64(values[3]), DatumGetInt64(values[4]), DatumGetInt32(values[5]),
+                  DatumGetInt32(values[6])};
+    take_over_row(s, row, true, "restoring idgen's reserved_state");
+    return PointerGetDatum(nullptr);
+}
+
+// () -> void: writes this server's current state into this database's rows (at CREATE
+// EXTENSION and at the update from 0.4.0, whose state lived only in the data directory).
+Datum idgen_reserved_state_save(PG_FUNCTION_ARGS) {
+    SharedState *s = shared_state_or_null();
+    if (s == nullptr || RecoveryInProgress()) PG_RETURN_VOID();
+    carried_horizon_us = 0;  // this session may have served the schema without the table
+    adoption_checked = false;
+    table_relid = InvalidOid;  // the table is new: nothing carried into it yet
+    for (Carried &c : carried) c.table = InvalidOid;
+    ensure_carried_horizon(s, static_cast<int64_t>(idgen::atomic_load(&s->horizon.durable_unix_us)), "CREATE EXTENSION idgen");
+    LeaseTable table;
+    LWLockAcquire(s->lease_lock, LW_SHARED);
+    table = s->leases;
+    LWLockRelease(s->lease_lock);
+    for (const LeaseTable::Cell &c : table.cells)
+        if (c.space.kind != LeaseKind::free && c.state.next > 0 &&
+            (c.space.database == InvalidOid || c.space.database == MyDatabaseId))
+            carry_lease(s, c.space, c.state, "CREATE EXTENSION idgen");
+    PG_RETURN_VOID();
+}

@@ -1,0 +1,69 @@
+// Where Snowflake sequencers are found: their definitions in the extension's table
+// snowflake_definitions (per database, dumped by pg_dump), and their running state in a
+// shared-memory slot keyed by (database, table, definition id). A key is never reused, so a
+// dropped and re-created sequencer gets a fresh slot, which starts above the durable
+// horizon and so above every id the old one handed out.
+#pragma once
+
+#include <cstdint>
+
+#include "core/layouts/snowflake.hpp"
+#include "pg/shared_memory/shared_state.hpp"
+
+namespace idgen::pg {
+
+struct SequencerDefinition {
+    SequencerKey key;
+    int32 max_nodes;
+    snowflake::Layout layout;
+    char name[NAMEDATALEN];
+    uint64 name_hash;  // keys the sequencer's lease space for snowflake_at (computed once)
+    int32 backfill_owner;  // the node id of the one server that may run snowflake_at (-1: any)
+};
+
+enum class NameUse { create, lookup };
+
+// The length of a sequencer name, the one place its limit is checked: 1 to NAMEDATALEN - 1 bytes
+// (a name is kept with its terminator in NAMEDATALEN bytes). Outside it: 22023 for a sequencer being created,
+// 42704 at a lookup (no sequencer of that name can exist).
+int sequencer_name_length(const text *name, NameUse use);
+
+// Looks the name up in this database, in the table of the schema `schema` (the extension's,
+// where the calling function lives); ERROR 42704 when there is no such sequencer.
+void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out);
+
+// The width of a layout name: 'idgen' (also for nullptr: a schema before 0.6.0 has no layout) or
+// 'snowcast'; anything else raises 22023.
+snowflake::Width layout_width(const text *layout);
+// The name layout_width reads for `width` (the registry compares definitions by it).
+const char *layout_name(snowflake::Width width);
+
+// Validates a new definition for snowflake_create: returns max_nodes rounded up to a power of
+// two, or raises 22023 (also for backfill_nodes outside 0 .. max_nodes - 1, or an unknown layout).
+int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
+                                 int32 backfill_nodes, const text *layout);
+
+// The slot of a definition, allocated on first use; *generation receives the slot's
+// generation at binding time. ERROR 42704 if the sequencer was dropped, 53400 if no slot is free.
+SequencerSlot *bind_sequencer_slot(SharedState *state, const SequencerDefinition &def,
+                                   uint64_t *generation);
+
+// The slot of a definition of this database's table `table` if one is allocated, without
+// allocating (for statistics).
+SequencerSlot *find_sequencer_slot(SharedState *state, Oid table, int64 definition_id);
+
+// Frees the slot of a definition of this database's table `table` when the current
+// (sub)transaction's changes commit at top level; nothing happens if the subtransaction
+// aborts. A transaction that queued a release cannot be prepared (PREPARE raises 0A000).
+void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name);
+
+// snowflake_create of `name` after its drop in the same transaction (cluster mode): the name is
+// not destroyed cluster-wide at commit; the create registers it instead. If the create is then
+// rolled back to a savepoint and the drop commits, the name stays registered in the cluster
+// (not destroyed) until a later drop of it.
+void keep_in_cluster_at_commit(const char *name);
+
+// Registers the (sub)transaction callbacks behind release_sequencer_at_commit; from _PG_init.
+void register_sequencer_callbacks();
+
+}  // namespace idgen::pg

@@ -1,0 +1,73 @@
+// The idgen_registry view: this server's lease in etcd as the registry worker last published it
+// (cluster_shared.hpp), one row; state 'off' without cluster mode.
+#include "core/base/atomic_word.hpp"
+#include "core/registry/registry_lease.hpp"
+#include "pg/cluster/cluster_shared.hpp"
+#include "pg/boundary/convert.hpp"
+#include "pg/boundary/postgres_api.hpp"
+
+extern "C" {
+#include "funcapi.h"
+}
+
+using namespace idgen;
+using namespace idgen::pg;
+
+extern "C" {
+PG_FUNCTION_INFO_V1(idgen_registry);
+}
+
+// state, node_id, lease_id, lease_left, horizon, attaches, detaches, last_error
+Datum idgen_registry(PG_FUNCTION_ARGS) {
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        elog(ERROR, "idgen: _idgen_registry must return a record");
+    desc = BlessTupleDesc(desc);
+    Datum values[8] = {};
+    bool nulls[8] = {false, true, true, true, true, false, false, true};
+    ClusterShared *c = cluster_shared();
+    if (c == nullptr) {
+        values[0] = CStringGetTextDatum("off");
+        values[5] = Int64GetDatum(0);
+        values[6] = Int64GetDatum(0);
+        PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+    }
+    LWLockAcquire(c->lock, LW_SHARED);
+    const int64_t lease_id = c->lease_id;
+    const int64_t attaches = c->attaches;
+    const int64_t detaches = c->detaches;
+    char last_error[kErrorText];
+    strlcpy(last_error, c->last_error, sizeof last_error);
+    LWLockRelease(c->lock);
+    const ClaimWord server{atomic_load(&c->server_word)};
+    const int64_t deadline = static_cast<int64_t>(atomic_load(&c->deadline_ns));
+    const int64_t now = monotonic_ns();
+    const bool attached = server.state() == ClaimState::attached && registry::within_deadline(deadline, now);
+    values[0] = CStringGetTextDatum(attached ? "attached" : attaches == 0 ? "attaching" : "detached");
+    if (attached) {
+        values[1] = Int32GetDatum(server.node());
+        nulls[1] = false;
+        Interval *left = static_cast<Interval *>(palloc0(sizeof(Interval)));
+        left->time = (deadline - now) / 1000;
+        values[3] = IntervalPGetDatum(left);
+        nulls[3] = false;
+    }
+    if (lease_id != 0) {
+        char hex[24];
+        snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(lease_id));
+        values[2] = CStringGetTextDatum(hex);
+        nulls[2] = false;
+    }
+    const int64_t horizon = static_cast<int64_t>(atomic_load(&c->horizon_us));
+    if (horizon > 0) {
+        values[4] = TimestampTzGetDatum(timestamptz_from_unix_micros(horizon));
+        nulls[4] = false;
+    }
+    values[5] = Int64GetDatum(attaches);
+    values[6] = Int64GetDatum(detaches);
+    if (last_error[0] != '\0') {
+        values[7] = CStringGetTextDatum(last_error);
+        nulls[7] = false;
+    }
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
