@@ -1,6 +1,7 @@
-// Retrospective ids (seed 000): many rows per timestamp, timestamps in any order, memory
-// bounded whatever their number, and never an id twice. Seed 000 kept a counter for every
-// timestamp; this keeps counters for a bounded number of them and makes forgetting safe.
+// Retrospective ids: many rows per timestamp, timestamps in any order, memory bounded whatever
+// their number, and never an id twice. The retrospective UUID design for backfills keeps a
+// counter for every timestamp; this keeps counters for a bounded number of them and makes
+// forgetting safe.
 //
 // Each session counts per timestamp ("key") in positions 0, 1, 2, ... Position p lies in the
 // session's namespace number p / per_namespace at offset p % per_namespace. A namespace is a
@@ -15,7 +16,7 @@
 // (key, position) pair, and so every id, is handed out at most once. Namespaces below the
 // floor are no longer reachable and are dropped from the held window.
 //
-// Adoption (issue 13): a namespace another session used can be taken over, together with its
+// Adoption: a namespace another session used can be taken over, together with its
 // *starts*: kStartBuckets offsets, one per hash bucket of keys, each at or above the next
 // offset of every key of its bucket that any earlier holder used in that namespace. A key
 // enters an adopted namespace at its bucket's start or above (checked when a key is inserted

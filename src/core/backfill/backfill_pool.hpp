@@ -1,4 +1,4 @@
-// The pool of parked namespaces of retrospective ids (issue 13): when a session ends, each
+// The pool of parked namespaces of retrospective ids: when a session ends, each
 // namespace it holds goes here with its starts (backfill_allocator.hpp), and the next session
 // of the same id space adopts it instead of leasing a new one. So id space is spent when rows
 // need it (many ids on one timestamp), not per session.

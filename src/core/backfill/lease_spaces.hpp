@@ -1,7 +1,7 @@
 // The id spaces of retrospective ids and the table that counts their leased namespaces, as
 // plain data, with the pure logic over them: finding (or claiming) a space's cell, raising a
 // space's durable offset bound and state, and the skip after a failover. The server keeps the
-// table in shared memory and in its lease file (src/pg/backfill/backfill_leases.hpp, which also says
+// table in shared memory and in its lease file (src/pg/leases/backfill_leases.hpp, which also says
 // what the counters mean for safety); it takes the lock, this code only computes.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Runs of clock positions for idgen.ordering = 'session' (issue 17): a session takes a run of
+// Runs of clock positions for idgen.ordering = 'session': a session takes a run of
 // positions from a shared LogicalClock with one atomic add and hands them out itself, so that
 // under load the shared word's cache line moves once per run instead of once per id.
 //

@@ -1,4 +1,4 @@
-// Byte layout of locality UUIDs, as Groupon's Java implementation writes it (seed 001):
+// Byte layout of locality UUIDs, as Groupon's Java implementation writes it:
 //   bytes 0-3 counter, 4-5 pid, 6 = 0xb0 | mac >> 24, 7-9 the rest of the mac, 10-15 time.
 #include "core/layouts/locality_uuid.hpp"
 

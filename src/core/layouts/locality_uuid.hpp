@@ -1,4 +1,4 @@
-// Groupon's locality UUIDs, "version b" (seed 001), as data: wwwwwwww-xxxx-byyy-yyyy-zzzzzzzzzzzz
+// Groupon's locality UUIDs, "version b", as data: wwwwwwww-xxxx-byyy-yyyy-zzzzzzzzzzzz
 // with w a 32-bit counter, x the process id modulo 65,536, b the literal version digit, y the
 // low 28 bits of a MAC address and z 48 bits of milliseconds since the Unix epoch. The counter
 // is written with its hex digits reversed (variable mode: the first digits change with every

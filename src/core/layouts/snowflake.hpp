@@ -1,8 +1,8 @@
 // Snowflake ids (seeds 003 and 004): a 64-bit integer of 41 bits of milliseconds since the
 // sequencer's epoch, log2(max_nodes) bits of node id and the remaining bits a per-millisecond
-// counter. max_nodes is a power of two from 128 to 8192 (seed 004). By default the sign bit
+// counter. max_nodes is a power of two from 128 to 8192 (as in snowcast). By default the sign bit
 // stays 0, so 15 down to 9 counter bits (32,768 down to 512 ids per millisecond per node);
-// Width::bits64 is seed 004's exact layout, one counter bit more and the top bit used. The
+// Width::bits64 is snowcast's exact layout, one counter bit more and the top bit used. The
 // generator is a LogicalClock whose positions are (milliseconds << counter_bits | counter);
 // the node id sits between the two in the id.
 #pragma once
@@ -24,7 +24,7 @@ constexpr int64_t kMaxMillis = (int64_t{1} << kTimeBits) - 1;
 // share the rest.
 // - bits63 (the default): the sign bit stays 0, so every id is a positive int64 and int64 order
 //   is time order for the whole time field; node and counter share 22 bits.
-// - bits64 (snowcast's layout, seed 004: id = ms << 23 | node << (23 - node_bits) | counter):
+// - bits64 (snowcast's layout: id = ms << 23 | node << (23 - node_bits) | counter):
 //   node and counter share 23 bits, twice the ids per millisecond; from 2^40 ms (34.8 years)
 //   after the epoch on, ids have the top bit set, negative as an int64, so only their unsigned
 //   order is time order.

@@ -1,4 +1,4 @@
-// Chronicle-style unique timestamps (seed 002): an int64 count of nanoseconds since the Unix
+// Chronicle-style unique timestamps: an int64 count of nanoseconds since the Unix
 // epoch whose last `host_digits` decimal digits are the host (node) id, so that a value reads
 // as a time and names its host, and hosts never collide. The generator is a LogicalClock
 // whose positions are units of 10^host_digits ns since the Unix epoch:
@@ -50,7 +50,7 @@ int64_t unix_us_of(const Layout &l, uint64_t position) noexcept;
 // The host of a value (value >= 0): its last host_digits decimal digits.
 int32_t host_of(const Layout &l, int64_t value) noexcept;
 
-// The value as seed 002 prints it, UTC with nine fractional digits:
+// The value as Chronicle prints it, UTC with nine fractional digits:
 // "2021-12-28T14:07:02.954100128" for 1640700422954100128. Errc::value_out_of_range for a
 // negative value. buf must hold 30 bytes.
 Status format(int64_t value, char buf[30]) noexcept;

@@ -7,7 +7,8 @@
 #include "core/backfill/backfill_allocator.hpp"
 #include "core/backfill/backfill_pool.hpp"
 #include "core/backfill/session_lru.hpp"
-#include "pg/backfill/backfill_pool.hpp"
+#include "pg/leases/backfill_pool.hpp"
+#include "pg/leases/backfill_shared.hpp"
 #include "pg/moves/carried_state.hpp"
 #include "pg/backfill/cluster_backfill.hpp"
 #include "pg/boundary/errors.hpp"
@@ -50,9 +51,9 @@ static void release(SessionAllocator *s) {
     for (uint64_t i = a->held_base; i < a->held_base + a->held_count; i++) {
         uint64_t ns = 0;
         if (!backfill::held_namespace(a, i, &ns) || !backfill::park_starts(a, i, park_buffer)) continue;
-        park_namespace(s->shared, s->space, a->per_namespace, ns, park_buffer);
+        park_namespace(backfill_shared(), s->space, a->per_namespace, ns, park_buffer);
     }
-    if (s->counted > 0) count_in_use(s->shared, s->space, 0, -static_cast<int64_t>(s->counted));
+    if (s->counted > 0) count_in_use(backfill_shared(), s->space, 0, -static_cast<int64_t>(s->counted));
     pfree(s->alloc.table);
     pfree(s->alloc.held);
     pfree(s->alloc.adopted_starts);
@@ -110,7 +111,7 @@ static bool wait_for_parked(SessionAllocator *s, int waited_ms) {
     if (s->counted > 0 || waited_ms >= max_wait_ms) return false;
     // Nothing held and nothing parked: none will come. Parked since this session looked: adopt
     // it (the ending session parks, then stops counting it, so both can be seen at once).
-    const SpaceCounts c = space_counts(s->shared, s->space);
+    const SpaceCounts c = space_counts(backfill_shared(), s->space);
     if (c.in_use == 0 && c.pooled == 0) return false;
     (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
@@ -130,16 +131,16 @@ static void hold_next(SessionAllocator *s, const char *what) {
     uint32_t start = 0;
     bool adopted = false;
     for (int waited_ms = 0;; waited_ms++) {
-        if (backfill::can_adopt(a) && adopt_parked(s->shared, s->space, a->per_namespace, &ns, park_buffer)) {
+        if (backfill::can_adopt(a) && adopt_parked(backfill_shared(), s->space, a->per_namespace, &ns, park_buffer)) {
             adopted = true;
             break;
         }
-        if (cluster != nullptr ? cluster_lease_namespace(s->shared, cluster, s->space, s->limit, s->per_local, what, &ns)
-                               : lease_namespace(s->shared, s->space, s->limit, what, &ns))
+        if (cluster != nullptr ? cluster_lease_namespace(backfill_shared(), cluster, s->space, s->limit, s->per_local, what, &ns)
+                               : lease_namespace(backfill_shared(), s->space, s->limit, what, &ns))
             break;
         // Recycling counts on the server's table holding only its own namespaces: in cluster
         // mode it counts every server's (cluster_backfill.hpp).
-        if (cluster == nullptr && backfill::can_adopt(a) && recycle_namespace(s->shared, s->space, &ns, &start)) {
+        if (cluster == nullptr && backfill::can_adopt(a) && recycle_namespace(backfill_shared(), s->space, &ns, &start)) {
             for (uint32_t b = 0; b < backfill::kStartBuckets; b++) park_buffer[b] = start;
             adopted = true;
             break;
@@ -149,10 +150,10 @@ static void hold_next(SessionAllocator *s, const char *what) {
     // Counted in use at once: a namespace neither parked nor counted would let another session
     // conclude that none will come back (wait_for_parked).
     s->counted++;
-    count_in_use(s->shared, s->space, s->limit, 1);
+    count_in_use(backfill_shared(), s->space, s->limit, 1);
     // This database's copy covers the namespace before it is used, however it was had: one
     // parked or recycled may have been leased by a session of another database.
-    carry_lease(s->shared, s->space, lease_state(s->shared, s->space), what);
+    carry_lease(s->shared, s->space, lease_state(backfill_shared(), s->space), what);
     if (adopted)
         check(backfill::hold_adopted(a, ns, park_buffer));  // on an error the namespace is spent
     else
@@ -181,8 +182,8 @@ BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t
     while (!backfill::try_take(&s->alloc, key, &t)) hold_next(s, what);
     // The bound covers every offset handed out, before the id is (backfill_leases.hpp).
     if (t.offset >= s->known_bound) {
-        const uint32_t bound = ensure_lease_bound(state, space, t.offset, bound_step(per_namespace), what);
-        carry_lease(state, space, lease_state(state, space), what);
+        const uint32_t bound = ensure_lease_bound(backfill_shared(), space, t.offset, bound_step(per_namespace), what);
+        carry_lease(state, space, lease_state(backfill_shared(), space), what);
         s->known_bound = bound;  // only once both are durable: an error above leaves it to the next draw
     }
     BackfillDraw d{0, t.offset};

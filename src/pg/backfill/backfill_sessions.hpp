@@ -7,7 +7,8 @@
 
 #include <cstdint>
 
-#include "pg/backfill/backfill_leases.hpp"
+#include "pg/leases/backfill_leases.hpp"
+#include "pg/shared_memory/shared_state.hpp"
 
 namespace idgen::pg {
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pg/boundary/settings.hpp"
+#include "pg/cluster/node_source.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -15,12 +16,9 @@ extern "C" {
 namespace idgen::pg {
 
 RetrospectiveNode retrospective_node(const char *what, const char *hint) {
-    if (ClusterShared *c = cluster_shared()) {
-        ClaimWord seen;
-        const int32_t node = cluster_server_node(c, what, &seen);
-        return RetrospectiveNode{node, static_cast<uint64_t>(node)};
-    }
-    return RetrospectiveNode{require_node_id(what, hint), 0};
+    const int32_t node = require_server_node(what, hint);
+    // In cluster mode the node id's own space; otherwise the server's one space.
+    return RetrospectiveNode{node, cluster_shared() != nullptr ? static_cast<uint64_t>(node) : 0};
 }
 
 // The space's cell, claimed when it has none (a free one, else an idle one: no batch left, no
@@ -48,14 +46,14 @@ static BatchCell *cell_locked(ClusterShared *c, const LeaseSpace &space, uint64_
 // What the server counts of `space` itself, in its own table's namespaces: its own takes, and
 // what it took over (a dump restored here, a publisher's state). Outside cluster mode the ids
 // that carry the node id were counted in one space (key 0) whatever the node id.
-static uint64_t own_count(SharedState *s, const LeaseSpace &space) {
+static uint64_t own_count(BackfillShared *s, const LeaseSpace &space) {
     uint64_t own = lease_state(s, space).next;
     if (space.kind == backfill::LeaseKind::uuid_auto || space.kind == backfill::LeaseKind::uuid_v7)
         own = std::max(own, lease_state(s, LeaseSpace{space.kind, InvalidOid, 0}).next);
     return own;
 }
 
-bool cluster_lease_namespace(SharedState *s, ClusterShared *c, const LeaseSpace &space, uint64_t limit,
+bool cluster_lease_namespace(BackfillShared *s, ClusterShared *c, const LeaseSpace &space, uint64_t limit,
                              uint64_t per_local, const char *what, uint64_t *ns) {
     int64_t give_up_ns = 0;
     for (;;) {

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "pg/backfill/backfill_leases.hpp"
+#include "pg/leases/backfill_leases.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 
 namespace idgen::pg {
@@ -28,7 +28,7 @@ RetrospectiveNode retrospective_node(const char *what, const char *hint);
 // counter has reached the limit: the space is used up in the whole cluster. `per_local`: how
 // many of these namespaces one namespace of the server's own table spans (snowflake_at's
 // windows of a reserved node id; 1 otherwise).
-bool cluster_lease_namespace(SharedState *state, ClusterShared *c, const LeaseSpace &space, uint64_t limit,
+bool cluster_lease_namespace(BackfillShared *state, ClusterShared *c, const LeaseSpace &space, uint64_t limit,
                              uint64_t per_local, const char *what, uint64_t *ns);
 
 }  // namespace idgen::pg

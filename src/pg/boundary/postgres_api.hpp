@@ -1,6 +1,10 @@
-// The one place the PostgreSQL layer includes PostgreSQL's headers. They are C headers
-// without extern "C" guards, and port.h redefines printf-family names, so every wrapper
-// includes its C++ and core headers first and this header last (see FIELD-NOTES).
+// The boundary to PostgreSQL's headers: postgres.h (which must come before any other
+// PostgreSQL header) and the headers nearly every file of the layer needs, with the differences
+// between majors. PostgreSQL's headers are C without extern "C" guards, and port.h redefines
+// printf-family names, so a file includes its C++ and core headers first, then this one, then,
+// in an extern "C" block, the further PostgreSQL headers its own concern needs (a subsystem's
+// catalog, WAL or replication headers stay with the one file that uses them;
+// scripts/check-structure lists them).
 #pragma once
 
 extern "C" {

@@ -80,39 +80,33 @@ static bool check_locality_mac(char **value, void **, GucSource) {
     return false;
 }
 
-int32_t require_node_id(const char *what, const char *hint) {
-    if (node_id < 0)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("%s needs idgen.node_id", what),
-                        errdetail("Its ids carry the node id, so that servers with distinct node ids "
-                                  "never make the same one."),
-                        errhint("%s", hint)));
-    return node_id;
+// Fixed at server start (they size shared memory or name the server's identity): defined only
+// while preloading.
+static void define_server_settings() {
+    DefineCustomIntVariable(
+        "idgen.node_id", "This server's node id, unique among the servers that share id spaces.",
+        "-1 (the default) means none: generators that need a node id refuse to generate.",
+        &node_id, -1, -1, snowflake::kMaxNodes - 1, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "idgen.max_sequencers", "How many Snowflake sequencers can be in use at once (server-wide).",
+        nullptr, &max_sequencers, 64, 1, 4096, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "idgen.uuid_node", "The node of uuid_v1(): 'random', 'mac' or a MAC address.",
+        "'random' (the default) is a random multicast node made once per data directory, so no "
+        "hardware address leaks; 'mac' is the first network interface's address.",
+        &uuid_node, "random", PGC_POSTMASTER, 0, check_uuid_node, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "idgen.locality_mac", "The MAC address whose last 28 bits locality_uuid() carries.",
+        "Empty (the default): the first network interface's address, or zeros if there is none.",
+        &locality_mac, "", PGC_POSTMASTER, 0, check_locality_mac, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "idgen.unique_timestamp_digits", "How many last decimal digits of unique_timestamp() carry idgen.node_id.",
+        "2: 100 servers at 100 ns resolution (Chronicle's default); 3: 1,000 servers at 1 microsecond.",
+        &unique_timestamp_digits, 2, 2, 3, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
 }
 
-void define_settings(bool preloading) {
-    if (preloading) {
-        DefineCustomIntVariable(
-            "idgen.node_id", "This server's node id, unique among the servers that share id spaces.",
-            "-1 (the default) means none: generators that need a node id refuse to generate.",
-            &node_id, -1, -1, snowflake::kMaxNodes - 1, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
-        DefineCustomIntVariable(
-            "idgen.max_sequencers", "How many Snowflake sequencers can be in use at once (server-wide).",
-            nullptr, &max_sequencers, 64, 1, 4096, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
-        DefineCustomStringVariable(
-            "idgen.uuid_node", "The node of uuid_v1(): 'random', 'mac' or a MAC address.",
-            "'random' (the default) is a random multicast node made once per data directory, so no "
-            "hardware address leaks; 'mac' is the first network interface's address.",
-            &uuid_node, "random", PGC_POSTMASTER, 0, check_uuid_node, nullptr, nullptr);
-        DefineCustomStringVariable(
-            "idgen.locality_mac", "The MAC address whose last 28 bits locality_uuid() carries.",
-            "Empty (the default): the first network interface's address, or zeros if there is none.",
-            &locality_mac, "", PGC_POSTMASTER, 0, check_locality_mac, nullptr, nullptr);
-        DefineCustomIntVariable(
-            "idgen.unique_timestamp_digits", "How many last decimal digits of unique_timestamp() carry idgen.node_id.",
-            "2: 100 servers at 100 ns resolution (Chronicle's default); 3: 1,000 servers at 1 microsecond.",
-            &unique_timestamp_digits, 2, 2, 3, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
-    }
+// The generators' behaviour; some per session, some server-wide.
+static void define_generator_settings() {
     DefineCustomEnumVariable(
         "idgen.locality_mode", "The counter mode of locality_uuid() without an argument.",
         "variable: the first characters change fastest (writes spread over shards); sequential: "
@@ -151,34 +145,38 @@ void define_settings(bool preloading) {
         "replication.",
         &failover_margin_ms, 10000, 0, 24 * 3600 * 1000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
         nullptr);
-    if (preloading) {
-        DefineCustomStringVariable(
-            "idgen.registry", "etcd client URLs (comma separated) to lease node ids from, instead of idgen.node_id.",
-            "Cluster mode: a background worker claims this server's node ids in etcd under a lease and "
-            "keeps it alive; generators that carry a node id refuse (55000) while the lease is not "
-            "held. Empty (the default): idgen.node_id as before.",
-            &registry, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
-        DefineCustomStringVariable(
-            "idgen.registry_cluster", "The name of this idgen cluster in etcd: the prefix of every key.",
-            "Servers with the same name share node ids and Snowflake sequencers.",
-            &registry_cluster, "idgen", PGC_POSTMASTER, 0, check_registry_cluster,
-            nullptr, nullptr);
-        DefineCustomIntVariable(
-            "idgen.registry_lease", "The time to live of this server's lease in etcd.",
-            "A server that cannot renew it stops issuing ids under its node ids before etcd can give "
-            "them to another server; keep-alives go out every third of it.",
-            &registry_lease_s, 10, 2, 3600, PGC_POSTMASTER, GUC_UNIT_S, nullptr,
-            nullptr, nullptr);
-        DefineCustomIntVariable(
-            "idgen.registry_margin", "How long before the lease could expire in etcd this server stops issuing ids.",
-            "Taken off the lease's deadline, which is measured on this server's monotonic clock from "
-            "when the keep-alive was sent, less 0.2% for clock rate drift. Must be less than half of "
-            "idgen.registry_lease.",
-            &registry_margin_ms, 1000, 0, 3600 * 1000, PGC_POSTMASTER, GUC_UNIT_MS,
-            nullptr, nullptr, nullptr);
-    }
-    MarkGUCPrefixReserved("idgen");
-    preloaded = preloading;
+}
+
+// Cluster mode (fixed at server start, defined only while preloading).
+static void define_registry_settings() {
+    DefineCustomStringVariable(
+        "idgen.registry", "etcd client URLs (comma separated) to lease node ids from, instead of idgen.node_id.",
+        "Cluster mode: a background worker claims this server's node ids in etcd under a lease and "
+        "keeps it alive; generators that carry a node id refuse (55000) while the lease is not "
+        "held. Empty (the default): idgen.node_id as before.",
+        &registry, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "idgen.registry_cluster", "The name of this idgen cluster in etcd: the prefix of every key.",
+        "Servers with the same name share node ids and Snowflake sequencers.",
+        &registry_cluster, "idgen", PGC_POSTMASTER, 0, check_registry_cluster,
+        nullptr, nullptr);
+    DefineCustomIntVariable(
+        "idgen.registry_lease", "The time to live of this server's lease in etcd.",
+        "A server that cannot renew it stops issuing ids under its node ids before etcd can give "
+        "them to another server; keep-alives go out every third of it.",
+        &registry_lease_s, 10, 2, 3600, PGC_POSTMASTER, GUC_UNIT_S, nullptr,
+        nullptr, nullptr);
+    DefineCustomIntVariable(
+        "idgen.registry_margin", "How long before the lease could expire in etcd this server stops issuing ids.",
+        "Taken off the lease's deadline, which is measured on this server's monotonic clock from "
+        "when the keep-alive was sent, less 0.2% for clock rate drift. Must be less than half of "
+        "idgen.registry_lease.",
+        &registry_margin_ms, 1000, 0, 3600 * 1000, PGC_POSTMASTER, GUC_UNIT_MS,
+        nullptr, nullptr, nullptr);
+}
+
+// Settings that are valid alone but not together.
+static void check_setting_combinations() {
     if (registry_configured() && node_id >= 0)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("idgen.node_id and idgen.registry cannot both be set"),
@@ -187,6 +185,15 @@ void define_settings(bool preloading) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("idgen.registry_margin (%d ms) must be less than half of idgen.registry_lease (%d s)",
                                registry_margin_ms, registry_lease_s)));
+}
+
+void define_settings(bool preloading) {
+    if (preloading) define_server_settings();
+    define_generator_settings();
+    if (preloading) define_registry_settings();
+    MarkGUCPrefixReserved("idgen");
+    preloaded = preloading;
+    check_setting_combinations();
 }
 
 }  // namespace idgen::pg

@@ -29,9 +29,6 @@ enum LocalityMode { kLocalityVariable = 0, kLocalitySequential = 1 };
 // strict: one atomic add per id; session: runs of positions (src/core/clocks/session_run.hpp).
 enum Ordering { kOrderingStrict = 0, kOrderingSession = 1 };
 
-// idgen.node_id for a retrospective generator whose ids carry it (55000 when unset, with `hint`).
-int32_t require_node_id(const char *what, const char *hint);
-
 // The settings fixed at server start can only be defined while preloading; without the
 // preload they keep their defaults (no node id, no shared memory to size).
 void define_settings(bool preloading);

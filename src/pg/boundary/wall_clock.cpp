@@ -13,16 +13,32 @@ extern "C" {
 
 namespace idgen::pg {
 
-int64_t now_unix_ns() {
+static int64_t read_ns(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    clock_gettime(clock, &ts);
     return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
+int64_t now_unix_ns() {
+    return read_ns(CLOCK_REALTIME);
+}
+
+int64_t monotonic_ns() {
+    return read_ns(CLOCK_MONOTONIC);
+}
+
+int64_t coarse_monotonic_ns() {
+    return read_ns(CLOCK_MONOTONIC_COARSE);
+}
+
+int64_t coarse_monotonic_lag_ns() {
+    struct timespec res;
+    clock_getres(CLOCK_MONOTONIC_COARSE, &res);
+    return int64_t{res.tv_sec} * 1000000000 + res.tv_nsec;
+}
+
 static int64_t monotonic_us() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t{ts.tv_sec} * 1000000 + ts.tv_nsec / 1000;
+    return monotonic_ns() / 1000;
 }
 
 bool wait_for_clock(ClockWait *wait, int64_t ahead_ms) {

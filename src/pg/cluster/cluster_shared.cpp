@@ -4,7 +4,6 @@
 #include "pg/cluster/cluster_shared.hpp"
 
 #include <cstring>
-#include <ctime>
 
 #include "core/base/atomic_word.hpp"
 #include "core/registry/registry_horizon.hpp"
@@ -40,20 +39,8 @@ ClusterShared *cluster_shared() {
     return cluster;
 }
 
-static int64_t read_ns(clockid_t clock) {
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
-int64_t monotonic_ns() {
-    return read_ns(CLOCK_MONOTONIC);
-}
-
 int64_t published_deadline_ns(int64_t deadline_ns) {
-    struct timespec res;
-    clock_getres(CLOCK_MONOTONIC_COARSE, &res);
-    const int64_t lag = int64_t{res.tv_sec} * 1000000000 + res.tv_nsec;
+    const int64_t lag = coarse_monotonic_lag_ns();
     return deadline_ns > lag ? deadline_ns - lag : 0;
 }
 
@@ -85,7 +72,7 @@ int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen)
 bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what,
                    int64_t *give_up_ns) {
     for (;;) {
-        const int64_t now = read_ns(CLOCK_MONOTONIC_COARSE);
+        const int64_t now = coarse_monotonic_ns();
         if (!registry::within_deadline(static_cast<int64_t>(atomic_load(&c->deadline_ns)), now))
             raise_detached(c, what, "This server's lease was not renewed in time.");
         if (registry::issuable(end_unix_us, static_cast<int64_t>(atomic_load(&c->horizon_us))))

@@ -24,6 +24,7 @@
 
 #include "core/clocks/logical_clock.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/wall_clock.hpp"
 
 extern "C" {
 #include "storage/latch.h"
@@ -116,14 +117,13 @@ struct ClusterShared {
     Claim claims[FLEXIBLE_ARRAY_MEMBER];
 };
 
-// Shared memory, in cluster mode only: size to request, and initialise (from shared_state.cpp's
-// hooks; without cluster mode nothing is requested and cluster_shared() stays nullptr).
+// Cluster mode's slice of shared memory, in cluster mode only: its size, and its start with the
+// lock module.cpp hands it (without cluster mode nothing is requested and cluster_shared()
+// stays nullptr).
 Size cluster_shared_size();
 void start_cluster_shared(LWLock *lock);
 ClusterShared *cluster_shared();  // nullptr without cluster mode
 
-// CLOCK_MONOTONIC in ns (the worker's send times, waits).
-int64_t monotonic_ns();
 // The published deadline of a lease whose deadline on monotonic_ns() is deadline_ns (0 stays 0).
 int64_t published_deadline_ns(int64_t deadline_ns);
 

@@ -37,6 +37,7 @@
 #include "core/registry/registry_horizon.hpp"
 #include "core/registry/registry_lease.hpp"
 #include "core/layouts/snowflake.hpp"
+#include "pg/leases/backfill_leases.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cluster/etcd_client.hpp"
 #include "pg/boundary/settings.hpp"
@@ -537,10 +538,7 @@ struct Worker {
     // covered once its worker has run this; batches other servers took before then are not.
     bool seeded = false;
     void seed_counters() {
-        LeaseTable table;
-        LWLockAcquire(s->lease_lock, LW_SHARED);
-        table = s->leases;
-        LWLockRelease(s->lease_lock);
+        const backfill::LeaseTable table = lease_table(backfill_shared());
         for (const LeaseTable::Cell &cell : table.cells) {
             const auto kind = static_cast<uint32_t>(cell.space.kind);
             if (cell.space.kind == backfill::LeaseKind::free || cell.state.next == 0) continue;

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "core/base/mac_address.hpp"
-#include "core/clocks/uuid_v1_clock.hpp"
+#include "core/generators/uuid_v1_clock.hpp"
 #include "pg/durability/durable_record.hpp"
 #include "pg/boundary/postgres_api.hpp"
 

@@ -13,7 +13,7 @@
 #include "core/clocks/session_run.hpp"
 #include "core/base/status.hpp"
 #include "pg/moves/carried_state.hpp"
-#include "pg/cluster/cluster_shared.hpp"
+#include "pg/cluster/node_source.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/shared_memory/shared_state.hpp"
@@ -42,31 +42,6 @@ inline PositionRun *ordered_run(SharedState *shared, PositionRun *run, int64_t n
     else if (now_ms < latest)
         drop_run(run);
     return run;
-}
-
-// The node id a generator's ids carry: idgen.node_id, or in cluster mode one the registry
-// worker holds (the server's own, or a sequencer's `claim`), read with the word it came from.
-struct NodeSource {
-    ClusterShared *cluster = nullptr;  // nullptr: idgen.node_id
-    Claim *claim = nullptr;            // nullptr: the server's node id
-    ClaimWord seen{};
-    int32_t node = -1;
-    int64_t give_up_ns = 0;  // cluster mode: gave_up's, for this call's waits for the registry
-
-    void read(const char *what) {
-        if (cluster == nullptr) node = node_id;
-        else if (claim == nullptr) node = cluster_server_node(cluster, what, &seen);
-        else node = cluster_claim_node(cluster, claim, what, &seen, &give_up_ns);
-    }
-    const uint64_t *word() const { return claim ? &claim->word : &cluster->server_word; }
-};
-
-// The server's node id for `what` (idgen.node_id, or the registry's in cluster mode).
-inline NodeSource server_node(const char *what) {
-    NodeSource n;
-    n.cluster = cluster_shared();
-    n.read(what);
-    return n;
 }
 
 // Draws until an id is issued. With `node` (generators whose ids carry a node id), in cluster

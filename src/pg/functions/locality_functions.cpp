@@ -1,7 +1,8 @@
-// Locality UUIDs (seed 001): locality_uuid() and locality_uuid(sequential), one server-wide
+// Groupon's locality UUIDs: locality_uuid() and locality_uuid(sequential), one server-wide
 // position per id from shared memory, and the decoders of Groupon's layout.
-#include "core/clocks/locality_clock.hpp"
+#include "core/generators/locality_clock.hpp"
 #include "core/layouts/locality_uuid.hpp"
+#include "pg/functions/ready_to_generate.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/functions/generate.hpp"
 #include "pg/boundary/postgres_api.hpp"
@@ -42,7 +43,7 @@ static uint32_t sequential_start(int64_t unix_ms) {
 }
 
 static Datum generate(bool sequential) {
-    SharedState *shared = require_shared_state("locality_uuid()");
+    SharedState *shared = ready_to_generate("locality_uuid()");
     LiveGenerators *live = &shared->live;
     static locality::SessionRun session;
     const locality::Tick t = draw_until_issued(shared, Generator::locality_uuid, "locality_uuid()", [&](int64_t now_ns, Status *error) {

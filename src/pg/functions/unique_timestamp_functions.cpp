@@ -1,6 +1,7 @@
-// Unique nanosecond timestamps (seed 002): unique_timestamp() from one shared 64-bit word,
+// Unique nanosecond timestamps (after Chronicle's): unique_timestamp() from one shared 64-bit word,
 // with idgen.node_id in its last idgen.unique_timestamp_digits decimal digits, and readers.
 #include "core/layouts/unique_timestamp.hpp"
+#include "pg/functions/ready_to_generate.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/functions/generate.hpp"
 #include "pg/boundary/postgres_api.hpp"
@@ -20,7 +21,7 @@ static unique_ts::Layout layout() {
 }
 
 Datum idgen_unique_timestamp(PG_FUNCTION_ARGS) {
-    SharedState *shared = require_shared_state("unique_timestamp()");
+    SharedState *shared = ready_to_generate("unique_timestamp()");
     NodeSource node = server_node("unique_timestamp()");
     const Status fits = unique_ts::check_host(layout(), node.node);
     if (!fits.ok())

@@ -3,6 +3,7 @@
 // uuid_v6_at, the same UUIDs in version 6's layout.
 #include "core/layouts/uuid_v1.hpp"
 #include "core/backfill/uuid_v1_backfill.hpp"
+#include "pg/functions/ready_to_generate.hpp"
 #include "pg/backfill/backfill_sessions.hpp"
 #include "pg/backfill/cluster_backfill.hpp"
 #include "pg/boundary/convert.hpp"
@@ -39,7 +40,7 @@ static void refuse_live_node(const SharedState *shared, uint64_t node, const cha
 static Uuid retrospective_v1(FunctionCallInfo fcinfo, const char *what) {
     const bool given = PG_NARGS() > 1;
     refuse_null_arguments(fcinfo, what, {"ts", "node"});
-    SharedState *shared = require_shared_state(what);
+    SharedState *shared = ready_to_generate(what);
     const int64_t us = unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
     check(uuid_v1::backfill::check_time(us));
 

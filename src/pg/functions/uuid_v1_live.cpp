@@ -2,9 +2,10 @@
 // 100 ns ticks, with the clock sequence and node of idgen.identity / idgen.uuid_node, and the
 // same in version 6's layout. One clock for both, so a version-6 UUID converted to version 1
 // never equals a uuid_v1() UUID of the same server, and the other way round.
+#include "pg/functions/ready_to_generate.hpp"
 #include "pg/functions/uuid_v1_live.hpp"
 
-#include "core/clocks/uuid_v1_clock.hpp"
+#include "core/generators/uuid_v1_clock.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/functions/generate.hpp"
 #include "pg/boundary/postgres_api.hpp"
@@ -29,7 +30,7 @@ bool idgen::pg::live_uuid_node(const SharedState *shared, uint64_t *node) {
 
 // The next version-1 UUID of the server; `what` names the SQL function for its errors.
 static Uuid draw_live_v1(const char *what) {
-    SharedState *shared = require_shared_state(what);
+    SharedState *shared = ready_to_generate(what);
     LiveGenerators *live = &shared->live;
     uint64_t node = 0;
     if (!live_uuid_node(shared, &node))

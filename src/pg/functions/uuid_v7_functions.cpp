@@ -2,7 +2,8 @@
 // sessions), uuid_v7_at(ts) for backfills (exactly ts, unique through leased namespaces), and
 // the readers uuid_v7_timestamp(u) and uuid_v7_min(ts). Layout: src/core/layouts/uuid_v7.hpp.
 #include "core/layouts/uuid_v7.hpp"
-#include "core/clocks/uuid_v7_clock.hpp"
+#include "core/generators/uuid_v7_clock.hpp"
+#include "pg/functions/ready_to_generate.hpp"
 #include "pg/backfill/backfill_sessions.hpp"
 #include "pg/backfill/cluster_backfill.hpp"
 #include "pg/boundary/convert.hpp"
@@ -26,7 +27,7 @@ PG_FUNCTION_INFO_V1(idgen_uuid_v7_min);
 // Without a node id (idgen.node_id or the registry's) the node bits are random as well: unique
 // across servers by chance then, as any version-7 UUID, instead of by construction.
 Datum idgen_uuid_v7(PG_FUNCTION_ARGS) {
-    SharedState *shared = require_shared_state("uuid_v7()");
+    SharedState *shared = ready_to_generate("uuid_v7()");
     const uint64_t random = random_u64();
     static PositionRun run;
     NodeSource node = server_node("uuid_v7()");
@@ -41,7 +42,7 @@ Datum idgen_uuid_v7(PG_FUNCTION_ARGS) {
 Datum idgen_uuid_v7_at(PG_FUNCTION_ARGS) {
     const char *what = "uuid_v7_at(ts)";
     refuse_null_arguments(fcinfo, what, {"ts"});
-    SharedState *shared = require_shared_state(what);
+    SharedState *shared = ready_to_generate(what);
     const int64_t us = unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
     uuid_v7::Time t;
     check(uuid_v7::time_from_unix_micros(us, &t));

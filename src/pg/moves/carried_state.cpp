@@ -2,7 +2,9 @@
 // with generic WAL; adopting rows of another cluster; the restore trigger and the initial save.
 #include "pg/moves/carried_state.hpp"
 
-#include "pg/wal/state_wal.hpp"
+#include "pg/boundary/extension_schema.hpp"
+#include "pg/durability/standby_wait.hpp"
+#include "pg/leases/backfill_leases.hpp"
 
 extern "C" {
 #include "access/generic_xlog.h"
@@ -41,20 +43,6 @@ static bool adoption_checked = false;
 // serves it until ALTER EXTENSION idgen UPDATE, which saves the server's state into the new
 // table. Until then a session looks the table up again once per kReserveAheadUs of id time.
 static bool table_missing = false;
-
-static Oid extension_schema() {
-    const Oid ext = get_extension_oid("idgen", false);
-    Relation rel = table_open(ExtensionRelationId, AccessShareLock);
-    ScanKeyData key;
-    ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(ext));
-    SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, nullptr, 1, &key);
-    HeapTuple tuple = systable_getnext(scan);
-    const Oid schema = HeapTupleIsValid(tuple) ? reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple))->extnamespace
-                                               : InvalidOid;
-    systable_endscan(scan);
-    table_close(rel, AccessShareLock);
-    return schema;
-}
 
 // The table's oid as last looked up (InvalidOid: look it up again): a relcache invalidation of
 // the table (DROP EXTENSION) or of everything clears it, and so does a table that is gone or
@@ -262,7 +250,7 @@ static void adopt_row(SharedState *s, const Row &row) {
         adopt_moved_horizon(s, row.value);
     } else if (is_lease_row(row)) {
         const RowLease l = lease_of(row);
-        raise_lease(s, l.space, l.state);
+        raise_lease(backfill_shared(), l.space, l.state);
     }
 }
 
@@ -365,6 +353,10 @@ Datum idgen_reserved_state_merge(PG_FUNCTION_ARGS) {
     if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigger->tg_event) ||
         !TRIGGER_FIRED_FOR_ROW(trigger->tg_event) || !TRIGGER_FIRED_BY_INSERT(trigger->tg_event))
         elog(ERROR, "idgen_reserved_state_merge: not called as a BEFORE INSERT row trigger");
+    // The gate alone: taking rows over only raises state, so the adoptions still pending (the
+    // end of an archive recovery, this database's carried rows) may follow at the first
+    // generator call; the rows of this database are adopted before they are overwritten
+    // (carry_lease, ensure_carried_horizon).
     SharedState *s = require_shared_state("restoring idgen's reserved_state");
     TupleDesc desc = RelationGetDescr(trigger->tg_relation);
     bool isnull[kRowColumns];
@@ -387,10 +379,7 @@ Datum idgen_reserved_state_save(PG_FUNCTION_ARGS) {
     table_relid = InvalidOid;  // the table is new: nothing carried into it yet
     for (Carried &c : carried) c.table = InvalidOid;
     ensure_carried_horizon(s, static_cast<int64_t>(idgen::atomic_load(&s->horizon.durable_unix_us)), "CREATE EXTENSION idgen");
-    LeaseTable table;
-    LWLockAcquire(s->lease_lock, LW_SHARED);
-    table = s->leases;
-    LWLockRelease(s->lease_lock);
+    const LeaseTable table = lease_table(backfill_shared());
     for (const LeaseTable::Cell &c : table.cells)
         if (c.space.kind != LeaseKind::free && c.state.next > 0 &&
             (c.space.database == InvalidOid || c.space.database == MyDatabaseId))

@@ -220,6 +220,10 @@ static bool read_publisher(const char *conninfo, bool with_rows, bool password_r
 // counter above its own (as a restore of its dump would); into this database's rows too when it
 // has idgen.
 static void take_over(const PublisherState &p) {
+    // The gate alone: taking rows over only raises state, so the adoptions still pending (the
+    // end of an archive recovery, this database's carried rows) may follow at the first
+    // generator call; the rows of this database are adopted before they are overwritten
+    // (carry_lease, ensure_carried_horizon).
     SharedState *s = require_shared_state("taking over the publisher's idgen state");
     const bool into_rows = idgen_installed();
     for (int i = 0; i < p.rows; i++) take_over_row(s, p.row[i], into_rows, "taking over the publisher's idgen state");

@@ -42,8 +42,8 @@ snowflake::Width layout_width(const text *layout) {
     if (len == 8 && memcmp(chars, "snowcast", 8) == 0) return snowflake::Width::bits64;
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("unknown Snowflake layout \"%.*s\"", len > 64 ? 64 : len, chars),
-                    errhint("Use 'idgen' (the default: ids stay positive) or 'snowcast' (seed 004's layout: "
-                            "all 64 bits, twice the ids per millisecond).")));
+                    errhint("Use 'idgen' (the default: ids stay positive) or 'snowcast' (all 64 bits, as snowcast "
+                            "lays them out: twice the ids per millisecond).")));
     pg_unreachable();
 }
 
@@ -63,6 +63,10 @@ int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_
     check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
     check(snowflake::check_backfill_nodes(layout, backfill_nodes), "backfill_nodes");
     return layout.max_nodes();
+}
+
+uint64 sequencer_name_hash(const char *name, size_t len) {
+    return hash_bytes_extended(reinterpret_cast<const unsigned char *>(name), len, 0);
 }
 
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {
@@ -109,7 +113,7 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     out->layout.backfill_nodes = backfill_nodes;
     memcpy(out->name, VARDATA_ANY(name), len);
     out->name[len] = '\0';
-    out->name_hash = hash_bytes_extended(reinterpret_cast<const unsigned char *>(out->name), len, 0);
+    out->name_hash = sequencer_name_hash(out->name, len);
 }
 
 SequencerSlot *find_sequencer_slot(SharedState *s, Oid table, int64 definition_id) {

@@ -30,6 +30,10 @@ int sequencer_name_length(const text *name, NameUse use);
 
 // Looks the name up in this database, in the table of the schema `schema` (the extension's,
 // where the calling function lives); ERROR 42704 when there is no such sequencer.
+// The key of a sequencer name's lease space (snowflake_at): a hash of the name's bytes, the same
+// on every server and in every version (it is stored in lease files, WAL and carried rows).
+uint64 sequencer_name_hash(const char *name, size_t len);
+
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out);
 
 // The width of a layout name: 'idgen' (also for nullptr: a schema before 0.6.0 has no layout) or

@@ -1,5 +1,5 @@
-// Shared memory for idgen: requested in shmem_request_hook, initialised in
-// shmem_startup_hook (also after a crash restart, which reloads the horizon from disk).
+// The generators' slice of shared memory (shared_state.hpp): its size and start (also after a
+// crash restart, which reloads the horizon from disk), the pure gate, and the horizon's protocol.
 #include "pg/shared_memory/shared_state.hpp"
 
 #include <algorithm>
@@ -7,17 +7,16 @@
 
 #include <unistd.h>
 
-#include "core/clocks/locality_clock.hpp"
+#include "core/generators/locality_clock.hpp"
+#include "core/backfill/uuid_v1_backfill.hpp"
 #include "core/base/mac_address.hpp"
 #include "core/layouts/unique_timestamp.hpp"
-#include "core/backfill/uuid_v1_backfill.hpp"
-#include "core/clocks/uuid_v1_clock.hpp"
-#include "core/clocks/uuid_v7_clock.hpp"
-#include "pg/moves/carried_state.hpp"
-#include "pg/cluster/cluster_shared.hpp"
+#include "core/generators/uuid_v1_clock.hpp"
+#include "core/generators/uuid_v7_clock.hpp"
 #include "pg/durability/durable_record.hpp"
 #include "pg/durability/host_identity.hpp"
 #include "pg/boundary/settings.hpp"
+#include "pg/durability/standby_wait.hpp"
 #include "pg/wal/state_wal.hpp"
 #include "pg/boundary/wall_clock.hpp"
 
@@ -31,11 +30,8 @@ extern "C" {
 
 namespace idgen::pg {
 
-static const char kTrancheName[] = "idgen";
 static const char kHorizonFile[] = "idgen.horizon";
 static const uint32_t kHorizonMagic = 0x1D6E4853;  // "idgen horizon", format 2
-static shmem_request_hook_type prev_shmem_request_hook = nullptr;
-static shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 static SharedState *state = nullptr;
 
 // Every process that can run SQL has a PGPROC and so a row of counts (my_proc_number()).
@@ -48,7 +44,7 @@ static Size slots_end() {
                     mul_size(sizeof(SequencerSlot), static_cast<Size>(max_sequencers)));
 }
 
-static Size shared_state_size() {
+Size shared_state_size() {
     return add_size(slots_end(), mul_size(sizeof(IssuedCount),
                                           mul_size(static_cast<Size>(backend_rows()),
                                                    static_cast<Size>(max_sequencers))));
@@ -78,13 +74,6 @@ uint64_t issued_total(SharedState *s, const SequencerSlot *slot) {
     return total;
 }
 
-static void request_shared_state() {
-    if (prev_shmem_request_hook) prev_shmem_request_hook();
-    RequestAddinShmemSpace(shared_state_size());
-    if (registry_configured()) RequestAddinShmemSpace(cluster_shared_size());
-    RequestNamedLWLockTranche(kTrancheName, 5);
-}
-
 // Resolves the live generators' identities from the settings.
 static void resolve_live_identities(LiveGenerators *live) {
     UuidIdentity identity{};
@@ -101,56 +90,35 @@ static void resolve_live_identities(LiveGenerators *live) {
     if (!explicit_mac && !first_mac_address(&live->locality_mac)) live->locality_mac = 0;
 }
 
-static void start_shared_state() {
-    if (prev_shmem_startup_hook) prev_shmem_startup_hook();
-
-    LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+void start_shared_state(LWLock *horizon_lock, LWLock *slot_lock) {
     bool found = false;
     state = static_cast<SharedState *>(ShmemInitStruct("idgen", shared_state_size(), &found));
-    if (!found) {
-        memset(static_cast<void *>(state), 0, shared_state_size());  // plain data (trivially copyable)
-        LWLockPadded *locks = GetNamedLWLockTranche(kTrancheName);
-        state->horizon_lock = &locks[0].lock;
-        state->lease_lock = &locks[1].lock;
-        state->slot_lock = &locks[2].lock;
-        state->pool_lock = &locks[3].lock;
-        backfill::pool_init(state->pool.slots, kPoolSlots);
-        state->slot_count = max_sequencers;
-        state->backend_count = backend_rows();
-        int64_t horizon = 0;
-        switch (read_record(kHorizonFile, kHorizonMagic, &horizon, sizeof horizon)) {
-            case RecordRead::ok:
-                state->horizon.durable_unix_us = horizon > 0 ? static_cast<uint64_t>(horizon) : 0;
-                break;
-            case RecordRead::missing:
-                break;
-            case RecordRead::unreadable:
-                state->horizon_unreadable = true;
-                ereport(WARNING, (errmsg("idgen horizon file \"idgen.horizon\" is unreadable; "
-                                         "time-ordered generators are disabled")));
-                break;
-        }
-        state->horizon_written_us = static_cast<int64_t>(state->horizon.durable_unix_us);
-        state->leases_unreadable = !load_leases(&state->leases, state->lease_runtime);
-        if (state->leases_unreadable)
-            ereport(WARNING, (errmsg("idgen lease file \"idgen.leases\" is unreadable; "
-                                     "retrospective ids are disabled")));
-        resolve_live_identities(&state->live);
-        // The postmaster runs in the data directory.
-        state->archive_recovery_pending = access("standby.signal", F_OK) == 0 || access("recovery.signal", F_OK) == 0;
-        // Every generator starts above the stored horizon, so that nothing it issues can meet
-        // what was issued before a restart. Redo (crash recovery, a standby) raises it further.
-        raise_generators(state, state->horizon_written_us, false);
+    if (found) return;
+    memset(static_cast<void *>(state), 0, shared_state_size());  // plain data (trivially copyable)
+    state->horizon_lock = horizon_lock;
+    state->slot_lock = slot_lock;
+    state->slot_count = max_sequencers;
+    state->backend_count = backend_rows();
+    int64_t horizon = 0;
+    switch (read_record(kHorizonFile, kHorizonMagic, &horizon, sizeof horizon)) {
+        case RecordRead::ok:
+            state->horizon.durable_unix_us = horizon > 0 ? static_cast<uint64_t>(horizon) : 0;
+            break;
+        case RecordRead::missing:
+            break;
+        case RecordRead::unreadable:
+            state->horizon_unreadable = true;
+            ereport(WARNING, (errmsg("idgen horizon file \"idgen.horizon\" is unreadable; "
+                                     "time-ordered generators are disabled")));
+            break;
     }
-    start_cluster_shared(&GetNamedLWLockTranche(kTrancheName)[4].lock);
-    LWLockRelease(AddinShmemInitLock);
-}
-
-void install_shared_state_hooks() {
-    prev_shmem_request_hook = shmem_request_hook;
-    shmem_request_hook = request_shared_state;
-    prev_shmem_startup_hook = shmem_startup_hook;
-    shmem_startup_hook = start_shared_state;
+    state->horizon_written_us = static_cast<int64_t>(state->horizon.durable_unix_us);
+    resolve_live_identities(&state->live);
+    // The postmaster runs in the data directory.
+    state->archive_recovery_pending = access("standby.signal", F_OK) == 0 || access("recovery.signal", F_OK) == 0;
+    // Every generator starts above the stored horizon, so that nothing it issues can meet
+    // what was issued before a restart. Redo (crash recovery, a standby) raises it further.
+    raise_generators(state, state->horizon_written_us, false);
 }
 
 SharedState *shared_state_or_null() {
@@ -172,7 +140,6 @@ SharedState *require_shared_state(const char *what) {
                                   "primary. Decoders work here; generate on the primary."),
                         errhint("After promotion, idgen resumes above everything the old primary "
                                 "issued that reached this server (see the idgen_state view).")));
-    if (unlikely(state->archive_recovery_pending)) adopt_after_archive_recovery(state);
     if (state->horizon_unreadable)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("idgen horizon file \"idgen.horizon\" in the data directory is unreadable"),
@@ -180,7 +147,6 @@ SharedState *require_shared_state(const char *what) {
                                   "last shutdown."),
                         errhint("Once the wall clock is certainly past every id already issued, remove "
                                 "the file and restart the server.")));
-    adopt_carried_state_once(state);
     return state;
 }
 
@@ -208,8 +174,7 @@ void ensure_horizon(SharedState *s, int64_t end_unix_us, int64_t now_unix_us, co
         atomic_raise(&s->horizon.durable_unix_us, static_cast<uint64_t>(written));
 }
 
-// Under horizon_lock.
-static void write_horizon_locked(SharedState *s, int64_t horizon_unix_us) {
+void write_horizon_locked(SharedState *s, int64_t horizon_unix_us) {
     // Over an unreadable file nothing is written: the generators refuse (XX001) until an
     // administrator acts, and a file written now would read as complete after a restart.
     if (s->horizon_unreadable || horizon_unix_us <= s->horizon_written_us) return;
@@ -222,25 +187,6 @@ void apply_horizon(SharedState *s, int64_t horizon_unix_us) {
     LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
     write_horizon_locked(s, horizon_unix_us);
     raise_generators(s, horizon_unix_us, false);
-    LWLockRelease(s->horizon_lock);
-}
-
-void adopt_after_archive_recovery(SharedState *s) {
-    LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
-    if (!s->archive_recovery_pending) {
-        LWLockRelease(s->horizon_lock);
-        return;
-    }
-    const int64_t floor = s->horizon_written_us + int64_t{failover_margin_ms} * 1000;
-    // The file first: a crash right after promotion must not forget the margin.
-    write_horizon_locked(s, floor);
-    raise_generators(s, floor, true);
-    if (failover_margin_ms > 0) skip_lost_leases(s);
-    s->adopted_from = AdoptedFrom::archive_recovery;
-    s->adopted_horizon_us = floor;
-    s->adopted_at_us = now_unix_us();
-    // Cleared last: a backend that reads it false (without the lock) finds everything raised.
-    s->archive_recovery_pending = false;
     LWLockRelease(s->horizon_lock);
 }
 

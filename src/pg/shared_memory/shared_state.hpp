@@ -1,6 +1,8 @@
-// The state all backends share, in PostgreSQL shared memory (needs shared_preload_libraries):
-// the durable horizon, the lease table, the live generators and one slot per Snowflake
-// sequencer in use.
+// The slice of shared memory (needs shared_preload_libraries) that every time-ordered generator
+// draws from: the durable horizon, the live generators' clocks and one slot per Snowflake
+// sequencer in use. This folder owns it: its size, its start and what protects each field. The
+// other slices (retrospective ids: src/pg/leases/backfill_shared.hpp; cluster mode:
+// src/pg/cluster/cluster_shared.hpp) are their folders' own; module.cpp lists them all.
 //
 // Locking notes (after pg_stat_statements). Every field below says what protects it.
 // - Drawing an id takes no lock: a generator's LogicalClock is advanced with one atomic add
@@ -10,19 +12,13 @@
 //   backend takes a run of up to 64 positions with that one add and hands them out from its
 //   own memory (src/core/clocks/session_run.hpp), so under load each clock's cache line moves between
 //   cores once per run, not once per id: measured on 16 cores, one shared word per generator
-//   stopped scaling at 2-3x (issue 17). Every word written by drawers (each clock, a slot's
+//   stopped scaling at 2-3x. Every word written by drawers (each clock, a slot's
 //   statistics) has a cache line of its own, so that drawers of different generators or
 //   sequencers do not contend either. clock_raises tells runs taken before a raise apart.
 // - horizon_lock: moving the horizon (about once per second of id time) and adopting state at
 //   the end of archive recovery. Held across the horizon file's fsync and the WAL flush of
 //   its record; released before the wait for synchronous standbys.
-// - lease_lock: leasing a namespace of retrospective ids (once per session and timestamp-table
-//   turnover). Held across the lease file's fsync and the WAL flush; released before the wait
-//   for synchronous standbys.
-// - pool_lock: the pool of parked namespaces of retrospective ids and the per-space counts of
-//   namespaces in use (backfill_pool.hpp): taken when a session adopts a parked namespace,
-//   leases one (to count it), and parks its namespaces at its end. Held to copy one parked
-//   namespace (16 KiB) or to count; never across I/O.
+// - lease_lock, pool_lock: the retrospective ids' slice (src/pg/leases/backfill_shared.hpp).
 // - slot_lock: allocating, looking up and releasing sequencer slots, and raising where they
 //   start. Never held across I/O.
 // Redo (the startup process) takes the same locks as the backends it stands in for. Lock
@@ -34,12 +30,10 @@
 #include <cstdint>
 
 #include "core/clocks/horizon.hpp"
-#include "core/clocks/locality_clock.hpp"
+#include "core/generators/locality_clock.hpp"
 #include "core/clocks/logical_clock.hpp"
 #include "core/sequencers/sequencer_slots.hpp"
 #include "core/layouts/snowflake.hpp"
-#include "pg/backfill/backfill_leases.hpp"
-#include "pg/backfill/backfill_pool.hpp"
 #include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
@@ -98,13 +92,10 @@ enum class AdoptedFrom : int { nothing = 0, archive_recovery = 1, moved_database
 struct SharedState {
     // Never change after startup.
     LWLock *horizon_lock;
-    LWLock *lease_lock;
     LWLock *slot_lock;
-    LWLock *pool_lock;
     int slot_count;
     int backend_count;  // rows of the IssuedCount table that follows the slots
     bool horizon_unreadable;  // the horizon file exists but cannot be trusted
-    bool leases_unreadable;   // the lease file exists but cannot be trusted
 
     // The horizon. `horizon.durable_unix_us` is the published horizon, read with atomic loads
     // and raised (atomic_raise) only after the horizon it names is in the file, in flushed WAL
@@ -137,14 +128,6 @@ struct SharedState {
     // (subscription_guard.hpp); a backend looks at its database's guards again when it moves.
     alignas(kCacheLine) uint64_t guard_generation;
 
-    // Namespaces of retrospective ids handed out so far and their offset bounds
-    // (backfill_leases.hpp), and the namespaces this server may recycle; under lease_lock.
-    LeaseTable leases;
-    LeaseRuntime lease_runtime[kLeaseSpaces];
-    // Namespaces handed back by ended sessions, and namespaces in use per space, under
-    // pool_lock. Emptied by a crash (shared memory is made afresh).
-    BackfillPool pool;
-
     LiveGenerators live;  // clocks: atomic; identities: never change after startup
     GeneratorStats stats[static_cast<int>(Generator::count)];  // atomic adds
 
@@ -164,12 +147,18 @@ void count_issued(SharedState *state, const SequencerSlot *slot, uint64_t genera
 // The ids drawn from a slot in its current generation, by all backends.
 uint64_t issued_total(SharedState *state, const SequencerSlot *slot);
 
-// Registers the shared-memory hooks; call from _PG_init while preloading.
-void install_shared_state_hooks();
+Size shared_state_size();
 
-// The shared state for a generator named `what`: an error when idgen was not preloaded
-// (55000), during recovery (25006, as nextval() on a hot standby), or when the horizon file
-// is unreadable (XX001).
+// Finds or makes the slice (from the shared-memory startup hook, under AddinShmemInitLock); the
+// first time since the postmaster started, or after a crash, the horizon is read from its file
+// and every generator starts above it.
+void start_shared_state(LWLock *horizon_lock, LWLock *slot_lock);
+
+// The shared state for a generator named `what`, a pure gate: an error when idgen was not
+// preloaded (55000), during recovery (25006, as nextval() on a hot standby), or when the horizon
+// file is unreadable (XX001). What a generator must take over first (the end of an archive
+// recovery, a moved database's carried state) is the caller's step: ready_to_generate,
+// src/pg/functions/generate.hpp.
 SharedState *require_shared_state(const char *what);
 
 // The shared state, or nullptr when idgen was not preloaded.
@@ -183,12 +172,10 @@ void ensure_horizon(SharedState *state, int64_t end_unix_us, int64_t now_unix_us
 // raised to at least horizon_unix_us.
 void apply_horizon(SharedState *state, int64_t horizon_unix_us);
 
-// At the end of archive recovery: every generator resumes above the replayed horizon plus
-// idgen.failover_margin, and that margin is let run ahead of the wall clock; with a margin,
-// every lease space also skips one namespace. See the README. Runs once per archive recovery:
-// from the resource manager's cleanup at the end of redo, or, when redo replayed no record
-// (PostgreSQL then calls no cleanup), from the first generator call after recovery.
-void adopt_after_archive_recovery(SharedState *state);
+// Writes horizon_unix_us to the file and publishes it, when it is above the written one and the
+// file is readable. Under horizon_lock; no WAL (redo, and the adoption at the end of archive
+// recovery, which a crash would repeat).
+void write_horizon_locked(SharedState *state, int64_t horizon_unix_us);
 
 // Takes over the horizon of a database that moved here from another cluster: the horizon moves
 // above it (file, WAL, synchronous standbys), every generator resumes above it and may run

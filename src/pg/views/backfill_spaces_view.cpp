@@ -1,15 +1,16 @@
-// _idgen_backfill_spaces(), behind the view idgen_backfill_spaces (issue 13): per id space of
+// _idgen_backfill_spaces(), behind the view idgen_backfill_spaces: per id space of
 // retrospective ids, the namespaces leased (durable counter), parked in the pool, held by
 // running sessions, and how many there are, so a DBA sees the end of an id space coming.
 // Also _backfill_space_key(name), the key of a sequencer's lease space, for the view's join.
 #include "core/backfill/uuid_v1_backfill.hpp"
 #include "core/layouts/uuid_v7.hpp"
-#include "pg/backfill/backfill_pool.hpp"
+#include "pg/leases/backfill_leases.hpp"
+#include "pg/leases/backfill_pool.hpp"
 #include "pg/boundary/convert.hpp"
+#include "pg/sequencers/sequencer_registry.hpp"
 #include "pg/shared_memory/shared_state.hpp"
 
 extern "C" {
-#include "common/hashfn.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/inet.h"
@@ -23,11 +24,10 @@ PG_FUNCTION_INFO_V1(idgen_backfill_spaces);
 PG_FUNCTION_INFO_V1(idgen_backfill_space_key);
 }
 
-// (name text) -> bigint: as sequencer_registry.cpp keys snowflake_at's lease space.
+// (name text) -> bigint: the key of snowflake_at's lease space of that sequencer name.
 Datum idgen_backfill_space_key(PG_FUNCTION_ARGS) {
     const text *name = PG_GETARG_TEXT_PP(0);
-    const uint64 hash = hash_bytes_extended(reinterpret_cast<const unsigned char *>(VARDATA_ANY(name)),
-                                            VARSIZE_ANY_EXHDR(name), 0);
+    const uint64 hash = sequencer_name_hash(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
     PG_RETURN_INT64(static_cast<int64>(hash));
 }
 
@@ -35,11 +35,9 @@ Datum idgen_backfill_space_key(PG_FUNCTION_ARGS) {
 Datum idgen_backfill_spaces(PG_FUNCTION_ARGS) {
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
     InitMaterializedSRF(fcinfo, 0);
-    SharedState *s = shared_state_or_null();
+    BackfillShared *s = backfill_shared();
     if (s == nullptr) PG_RETURN_VOID();
-    LWLockAcquire(s->lease_lock, LW_SHARED);
-    const LeaseTable leases = s->leases;
-    LWLockRelease(s->lease_lock);
+    const LeaseTable leases = lease_table(s);
     for (const LeaseTable::Cell &c : leases.cells) {
         if (c.space.kind == LeaseKind::free) continue;
         const SpaceCounts counts = space_counts(s, c.space);

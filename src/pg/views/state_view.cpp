@@ -2,11 +2,12 @@
 // a failover reads first - this server's role, the durable horizon and the WAL position that
 // made it durable, how far the generator runs ahead of the wall clock, waits and errors, and
 // the state adopted at the last promotion or from a moved database.
-#include "core/clocks/locality_clock.hpp"
+#include "core/generators/locality_clock.hpp"
 #include "core/layouts/snowflake.hpp"
 #include "core/layouts/unique_timestamp.hpp"
-#include "core/clocks/uuid_v1_clock.hpp"
-#include "core/clocks/uuid_v7_clock.hpp"
+#include "core/generators/uuid_v1_clock.hpp"
+#include "core/generators/uuid_v7_clock.hpp"
+#include "pg/leases/backfill_leases.hpp"
 #include "pg/moves/carried_state.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/settings.hpp"
@@ -73,17 +74,16 @@ static int64_t next_unix_us(SharedState *s, Generator g) {
 }
 
 // Namespaces leased so far over every id space of a retrospective generator's kinds.
-static int64 namespaces_leased(SharedState *s, Generator g) {
+static int64 namespaces_leased(Generator g) {
     int64 total = 0;
-    LWLockAcquire(s->lease_lock, LW_SHARED);
-    for (const LeaseTable::Cell &c : s->leases.cells) {
+    const LeaseTable table = lease_table(backfill_shared());
+    for (const LeaseTable::Cell &c : table.cells) {
         const bool mine = g == Generator::snowflake_at ? c.space.kind == LeaseKind::snowflake
                           : g == Generator::uuid_v7_at ? c.space.kind == LeaseKind::uuid_v7
                                                        : (c.space.kind == LeaseKind::uuid_auto ||
                                                           c.space.kind == LeaseKind::uuid_given);
         if (mine) total += static_cast<int64>(c.state.next);
     }
-    LWLockRelease(s->lease_lock);
     return total;
 }
 
@@ -129,7 +129,7 @@ Datum idgen_state(PG_FUNCTION_ARGS) {
         nulls[5] = next == 0;
         values[6] = Int64GetDatum(static_cast<int64>(atomic_load(&s->stats[i].waits)));
         values[7] = Int64GetDatum(static_cast<int64>(atomic_load(&s->stats[i].clock_errors)));
-        values[8] = Int64GetDatum(namespaces_leased(s, g));
+        values[8] = Int64GetDatum(namespaces_leased(g));
         nulls[8] = !retrospective;
         const char *from = adopted_name(adopted);
         values[9] = from ? CStringGetTextDatum(from) : Datum{0};

@@ -1,4 +1,5 @@
-// idgen's custom WAL resource manager: the durable state that protects uniqueness (horizon
+// idgen's custom WAL resource manager (this folder owns it: inserting records here, their
+// description in describe.cpp, their layouts in src/core/records/state_records.hpp): the durable state that protects uniqueness (horizon
 // moves and namespace leases) travels in WAL, so a standby, a crash restart and a
 // point-in-time recovery replay it, and a promoted standby resumes above everything the old
 // primary issued that its WAL reached.
@@ -27,33 +28,39 @@
 
 #include <cstdint>
 
-#include "pg/backfill/backfill_leases.hpp"
+#include "core/backfill/lease_spaces.hpp"
 #include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
 #include "access/xlogdefs.h"
+#include "access/xlogreader.h"
+#include "lib/stringinfo.h"
 }
 
 namespace idgen::pg {
 
 constexpr int kStateRmgrId = 172;
 
+// What replaying a record does, given by the subsystems that own the state (the caller that
+// lists them, module.cpp): this layer reads records and hands them on, and knows nothing of
+// shared memory. Each runs in the startup process during recovery.
+struct StateRedo {
+    void (*horizon)(int64_t horizon_unix_us);
+    void (*lease)(const backfill::LeaseSpace &space, const backfill::LeaseState &state);
+    void (*end_of_redo)();
+};
+
 // Registers the resource manager; call from _PG_init while preloading.
-void register_state_rmgr();
+void register_state_rmgr(const StateRedo &redo);
 
 // Inserts a record and flushes WAL up to it; returns the record's end. Call with the file
 // already durable (see above). Raises 25006 during recovery.
 XLogRecPtr log_horizon(int64_t horizon_unix_us);
-XLogRecPtr log_lease(const LeaseSpace &space, const LeaseState &state);
+XLogRecPtr log_lease(const backfill::LeaseSpace &space, const backfill::LeaseState &state);
 
-// Waits, as a commit would under the session's synchronous_commit, until the synchronous
-// standbys confirm WAL up to `lsn`. Raises 57014 when the wait was canceled before they did,
-// so that no id that depends on the record is handed out. Returns whether the record may count
-// as confirmed for every session: true with no synchronous standby configured, or once they
-// flushed it; false when this session's synchronous_commit (local, off, remote_write) asked for
-// less than a flush - its own ids may go, but shared state must not be published on its word,
-// or sessions that wait would hand out ids the standbys never confirmed. Call with no LWLock
-// held.
-bool wait_for_sync_standbys(XLogRecPtr lsn, const char *what);
+// The resource manager's rm_desc and rm_identify (describe.cpp): what pg_walinspect and
+// pg_waldump show of a record.
+void describe_state_record(StringInfo buf, XLogReaderState *record);
+const char *identify_state_record(uint8 info);
 
 }  // namespace idgen::pg

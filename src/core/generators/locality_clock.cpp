@@ -1,5 +1,5 @@
 // The draw of locality UUID times and counters.
-#include "core/clocks/locality_clock.hpp"
+#include "core/generators/locality_clock.hpp"
 
 #include "core/base/atomic_word.hpp"
 #include "core/layouts/locality_uuid.hpp"

@@ -15,45 +15,16 @@
 // every timestamp at the bound, above everything handed out in it before. So a crash costs at
 // most `bound` offsets per namespace, not the namespaces themselves.
 //
-// Locking: leasing takes SharedState.lease_lock exclusively (rare: once per namespace, so once
+// Locking: leasing takes BackfillShared.lease_lock exclusively (rare: once per namespace, so once
 // per session and per timestamp table turnover, not per id), held across the file's fsync and
 // the WAL flush, not across the wait for synchronous standbys.
 #pragma once
 
 #include <cstdint>
 
-#include "core/backfill/lease_spaces.hpp"
-#include "pg/boundary/postgres_api.hpp"
-
-extern "C" {
-#include "access/xlogdefs.h"
-}
+#include "pg/leases/backfill_shared.hpp"
 
 namespace idgen::pg {
-
-struct SharedState;
-
-// The spaces, their durable state and the table of it: src/core/backfill/lease_spaces.hpp.
-using backfill::kBoundUnknown;
-using backfill::kLeaseSpaces;
-using backfill::LeaseKind;
-using backfill::LeaseSpace;
-using backfill::LeaseState;
-using backfill::LeaseTable;
-static_assert(sizeof(Oid) == sizeof(LeaseSpace::database) && InvalidOid == 0,
-              "a lease space's database is an Oid, 0 where the space has none");
-
-// What a space has in memory only, indexed like LeaseTable.cells, under lease_lock:
-// - the namespaces leased before this server began generating (at startup, or replayed before a
-//   promotion), which it may hand out again above the bound: [next, end), made at startup and
-//   by redo;
-// - the end of the space's last WAL record, which a session that relies on the space's state
-//   waits for (synchronous standbys), also when another session wrote it.
-struct LeaseRuntime {
-    uint64_t next;
-    uint64_t end;
-    XLogRecPtr record_end;
-};
 
 // Reads idgen.leases into the shared table at server start (format 1 of 0.4.0 too), and makes
 // every leased namespace recyclable; false when the file exists but cannot be trusted (then
@@ -63,7 +34,7 @@ bool load_leases(LeaseTable *table, LeaseRuntime *runtime);
 // A namespace number of `space` never handed out before, in *ns; false when the space has
 // `limit` namespaces and all are leased. Errors: the table has no room for another space
 // (53400), the file is unreadable (XX001) or cannot be written.
-bool lease_namespace(SharedState *state, const LeaseSpace &space, uint64_t limit, const char *what,
+bool lease_namespace(BackfillShared *state, const LeaseSpace &space, uint64_t limit, const char *what,
                      uint64_t *ns);
 
 // The error (54000) of a space whose namespaces are all leased and none can be had otherwise.
@@ -71,27 +42,30 @@ bool lease_namespace(SharedState *state, const LeaseSpace &space, uint64_t limit
 
 // A namespace of `space` leased before this server began generating, in *ns, with the offset
 // every timestamp must start at in it (*start, the durable bound); false when there is none.
-bool recycle_namespace(SharedState *state, const LeaseSpace &space, uint64_t *ns, uint32_t *start);
+bool recycle_namespace(BackfillShared *state, const LeaseSpace &space, uint64_t *ns, uint32_t *start);
 
 // Makes the space's offset bound durably above `offset` (raised by `step`, file, WAL,
 // synchronous standbys) and returns it. Call before handing out an id at that offset.
-uint32_t ensure_lease_bound(SharedState *state, const LeaseSpace &space, uint64_t offset, uint32_t step,
+uint32_t ensure_lease_bound(BackfillShared *state, const LeaseSpace &space, uint64_t offset, uint32_t step,
                             const char *what);
 
+// A copy of the whole table, taken under lease_lock (for views and for carrying it elsewhere).
+LeaseTable lease_table(BackfillShared *state);
+
 // The durable state of `space` (zeros when it has none).
-LeaseState lease_state(SharedState *state, const LeaseSpace &space);
+LeaseState lease_state(BackfillShared *state, const LeaseSpace &space);
 
 // Redo of a lease record: the space's state (file and memory) is raised to `to`; namespaces
 // leased on the primary become recyclable here (this server generates only once promoted).
-void apply_lease(SharedState *state, const LeaseSpace &space, const LeaseState &to);
+void apply_lease(BackfillShared *state, const LeaseSpace &space, const LeaseState &to);
 
 // Raises the space's counter to at least `next` (a moved database's state), durably and
 // WAL-logged.
-void raise_lease(SharedState *state, const LeaseSpace &space, const LeaseState &to);
+void raise_lease(BackfillShared *state, const LeaseSpace &space, const LeaseState &to);
 
 // At the end of archive recovery with a failover margin: every space skips one namespace, the
 // one the old primary may have leased in WAL that never reached this server, and its offset
 // bound moves one step, the one the old primary may have taken.
-void skip_lost_leases(SharedState *state);
+void skip_lost_leases(BackfillShared *state);
 
 }  // namespace idgen::pg

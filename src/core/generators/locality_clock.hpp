@@ -1,4 +1,4 @@
-// What makes locality UUIDs (seed 001) unique on a server, in two shared 64-bit words:
+// What makes Groupon's locality UUIDs unique on a server, in two shared 64-bit words:
 // - a LogicalClock whose positions are (unix_ms << 16 | k): the time field never goes back
 //   and at most 65,536 ids share a millisecond (more carry into the next one, ahead of the
 //   wall clock within the lead);

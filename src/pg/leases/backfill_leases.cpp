@@ -1,11 +1,17 @@
-// Leasing namespaces from the durable table: find or add the space's cell, write the table with
+// The retrospective ids' slice of shared memory and its lease table. Leasing namespaces: find or add the space's cell, write the table with
 // the number advanced (file, then WAL: the order state_wal.hpp argues), wait for synchronous
 // standbys, then hand the number out.
-#include "pg/backfill/backfill_leases.hpp"
+#include "pg/leases/backfill_leases.hpp"
+
+#include <cstring>
 
 #include "pg/durability/durable_record.hpp"
-#include "pg/shared_memory/shared_state.hpp"
+#include "pg/durability/standby_wait.hpp"
 #include "pg/wal/state_wal.hpp"
+
+extern "C" {
+#include "storage/shmem.h"
+}
 
 namespace idgen::pg {
 
@@ -42,7 +48,7 @@ bool load_leases(LeaseTable *table, LeaseRuntime *runtime) {
     return r != RecordRead::unreadable;
 }
 
-static void refuse_unreadable(const SharedState *s, const char *what) {
+static void refuse_unreadable(const BackfillShared *s, const char *what) {
     if (s->leases_unreadable)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("idgen lease file \"%s\" in the data directory is unreadable", kLeaseFile),
@@ -52,7 +58,7 @@ static void refuse_unreadable(const SharedState *s, const char *what) {
 
 // Writes the table with one cell changed (file, then WAL) and makes it the shared one. Under
 // lease_lock; returns the end of the WAL record (InvalidXLogRecPtr when `log` is false).
-static XLogRecPtr write_cell_locked(SharedState *s, LeaseTable *next_table, const LeaseTable::Cell &cell,
+static XLogRecPtr write_cell_locked(BackfillShared *s, LeaseTable *next_table, const LeaseTable::Cell &cell,
                                     bool log) {
     write_record(kLeaseFile, kLeaseMagic, next_table, sizeof *next_table);  // durable before use
     s->leases = *next_table;
@@ -63,7 +69,7 @@ static XLogRecPtr write_cell_locked(SharedState *s, LeaseTable *next_table, cons
 }
 
 // The cell of `space` in a copy of the table, or ERROR 53400 (lease_lock is released first).
-static LeaseTable::Cell *cell_or_error(SharedState *s, LeaseTable *next_table, const LeaseSpace &space,
+static LeaseTable::Cell *cell_or_error(BackfillShared *s, LeaseTable *next_table, const LeaseSpace &space,
                                        const char *what) {
     LeaseTable::Cell *cell = backfill::cell_of(next_table->cells, space);
     if (cell == nullptr) {
@@ -76,7 +82,7 @@ static LeaseTable::Cell *cell_or_error(SharedState *s, LeaseTable *next_table, c
     return cell;
 }
 
-bool lease_namespace(SharedState *s, const LeaseSpace &space, uint64_t limit, const char *what, uint64_t *ns) {
+bool lease_namespace(BackfillShared *s, const LeaseSpace &space, uint64_t limit, const char *what, uint64_t *ns) {
     refuse_unreadable(s, what);
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     LeaseTable next_table = s->leases;
@@ -102,7 +108,7 @@ void raise_space_used_up(uint64_t limit, const char *what) {
     pg_unreachable();
 }
 
-bool recycle_namespace(SharedState *s, const LeaseSpace &space, uint64_t *ns, uint32_t *start) {
+bool recycle_namespace(BackfillShared *s, const LeaseSpace &space, uint64_t *ns, uint32_t *start) {
     bool found = false;
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     if (const LeaseTable::Cell *cell = backfill::find_cell(s->leases.cells, space)) {
@@ -117,7 +123,7 @@ bool recycle_namespace(SharedState *s, const LeaseSpace &space, uint64_t *ns, ui
     return found;
 }
 
-uint32_t ensure_lease_bound(SharedState *s, const LeaseSpace &space, uint64_t offset, uint32_t step,
+uint32_t ensure_lease_bound(BackfillShared *s, const LeaseSpace &space, uint64_t offset, uint32_t step,
                             const char *what) {
     refuse_unreadable(s, what);
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
@@ -136,7 +142,14 @@ uint32_t ensure_lease_bound(SharedState *s, const LeaseSpace &space, uint64_t of
     return state.bound;
 }
 
-LeaseState lease_state(SharedState *s, const LeaseSpace &space) {
+LeaseTable lease_table(BackfillShared *s) {
+    LWLockAcquire(s->lease_lock, LW_SHARED);
+    const LeaseTable table = s->leases;
+    LWLockRelease(s->lease_lock);
+    return table;
+}
+
+LeaseState lease_state(BackfillShared *s, const LeaseSpace &space) {
     LWLockAcquire(s->lease_lock, LW_SHARED);
     const LeaseTable::Cell *cell = backfill::find_cell(s->leases.cells, space);
     const LeaseState st = cell != nullptr ? cell->state : LeaseState{0, 0, 0};
@@ -146,7 +159,7 @@ LeaseState lease_state(SharedState *s, const LeaseSpace &space) {
 
 // Raises the space's state to `to` (file, then WAL when `log`); the end of the record, or
 // InvalidXLogRecPtr when nothing was written. A full table is left alone: leasing refuses.
-static XLogRecPtr raise_lease_locked(SharedState *s, LeaseSpace space, LeaseState to, bool log, bool recyclable) {
+static XLogRecPtr raise_lease_locked(BackfillShared *s, LeaseSpace space, LeaseState to, bool log, bool recyclable) {
     backfill::from_skipping_mapping(&space, &to);  // WAL or rows of an older version
     // Over an unreadable file nothing is written: a file holding only this space would read as
     // complete after a restart and let the other spaces lease their namespaces again.
@@ -159,7 +172,7 @@ static XLogRecPtr raise_lease_locked(SharedState *s, LeaseSpace space, LeaseStat
     return write_cell_locked(s, &next_table, *cell, log);
 }
 
-void apply_lease(SharedState *s, const LeaseSpace &space, const LeaseState &to) {
+void apply_lease(BackfillShared *s, const LeaseSpace &space, const LeaseState &to) {
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     raise_lease_locked(s, space, to, false, true);
     LWLockRelease(s->lease_lock);
@@ -167,14 +180,14 @@ void apply_lease(SharedState *s, const LeaseSpace &space, const LeaseState &to) 
 
 // A running server adopting a moved database's state: the namespaces the other cluster
 // leased are not made recyclable (this server may already hold namespaces of the space).
-void raise_lease(SharedState *s, const LeaseSpace &space, const LeaseState &to) {
+void raise_lease(BackfillShared *s, const LeaseSpace &space, const LeaseState &to) {
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     const XLogRecPtr lsn = raise_lease_locked(s, space, to, true, false);
     LWLockRelease(s->lease_lock);
     if (lsn != InvalidXLogRecPtr) wait_for_sync_standbys(lsn, "idgen");
 }
 
-void skip_lost_leases(SharedState *s) {
+void skip_lost_leases(BackfillShared *s) {
     if (s->leases_unreadable) return;  // see raise_lease_locked
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     LeaseTable next_table = s->leases;
@@ -183,6 +196,32 @@ void skip_lost_leases(SharedState *s) {
         s->leases = next_table;
     }
     LWLockRelease(s->lease_lock);
+}
+
+// ---- The slice (backfill_shared.hpp): most of its start is reading the lease file.
+
+static BackfillShared *slice = nullptr;
+
+Size backfill_shared_size() {
+    return sizeof(BackfillShared);
+}
+
+void start_backfill_shared(LWLock *lease_lock, LWLock *pool_lock) {
+    bool found = false;
+    slice = static_cast<BackfillShared *>(ShmemInitStruct("idgen backfill", sizeof(BackfillShared), &found));
+    if (found) return;
+    memset(static_cast<void *>(slice), 0, sizeof(BackfillShared));  // plain data (trivially copyable)
+    slice->lease_lock = lease_lock;
+    slice->pool_lock = pool_lock;
+    backfill::pool_init(slice->pool.slots, kPoolSlots);
+    slice->leases_unreadable = !load_leases(&slice->leases, slice->lease_runtime);
+    if (slice->leases_unreadable)
+        ereport(WARNING, (errmsg("idgen lease file \"idgen.leases\" is unreadable; "
+                                 "retrospective ids are disabled")));
+}
+
+BackfillShared *backfill_shared() {
+    return slice;
 }
 
 }  // namespace idgen::pg

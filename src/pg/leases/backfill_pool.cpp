@@ -1,11 +1,11 @@
 // The shared pool of parked namespaces under pool_lock (backfill_pool.hpp).
-#include "pg/backfill/backfill_pool.hpp"
+#include "pg/leases/backfill_pool.hpp"
 
-#include "pg/shared_memory/shared_state.hpp"
+#include "pg/leases/backfill_shared.hpp"
 
 namespace idgen::pg {
 
-bool adopt_parked(SharedState *s, const LeaseSpace &space, uint64_t per_namespace, uint64_t *ns,
+bool adopt_parked(BackfillShared *s, const LeaseSpace &space, uint64_t per_namespace, uint64_t *ns,
                   uint32_t *starts) {
     LWLockAcquire(s->pool_lock, LW_EXCLUSIVE);
     const bool got = backfill::pool_adopt(s->pool.slots, kPoolSlots, backfill::space_id(space), per_namespace, ns, starts);
@@ -13,14 +13,14 @@ bool adopt_parked(SharedState *s, const LeaseSpace &space, uint64_t per_namespac
     return got;
 }
 
-void park_namespace(SharedState *s, const LeaseSpace &space, uint64_t per_namespace, uint64_t ns,
+void park_namespace(BackfillShared *s, const LeaseSpace &space, uint64_t per_namespace, uint64_t ns,
                     const uint32_t *starts) {
     LWLockAcquire(s->pool_lock, LW_EXCLUSIVE);
     backfill::pool_park(s->pool.slots, kPoolSlots, backfill::space_id(space), per_namespace, ns, starts);
     LWLockRelease(s->pool_lock);
 }
 
-void count_in_use(SharedState *s, const LeaseSpace &space, uint64_t limit, int64_t delta) {
+void count_in_use(BackfillShared *s, const LeaseSpace &space, uint64_t limit, int64_t delta) {
     LWLockAcquire(s->pool_lock, LW_EXCLUSIVE);
     BackfillPool::Use *u = backfill::cell_of(s->pool.uses, space);  // nullptr: see BackfillPool::uses
     if (u != nullptr) {
@@ -33,7 +33,7 @@ void count_in_use(SharedState *s, const LeaseSpace &space, uint64_t limit, int64
     LWLockRelease(s->pool_lock);
 }
 
-SpaceCounts space_counts(SharedState *s, const LeaseSpace &space) {
+SpaceCounts space_counts(BackfillShared *s, const LeaseSpace &space) {
     SpaceCounts c{0, 0, 0};
     LWLockAcquire(s->pool_lock, LW_SHARED);
     if (const BackfillPool::Use *u = backfill::find_cell(s->pool.uses, space)) c = SpaceCounts{u->limit, 0, u->in_use};

@@ -1,5 +1,5 @@
 // The draw of live version-7 UUIDs: position = ((unix_ms * 4096 + fraction) << 4) | counter.
-#include "core/clocks/uuid_v7_clock.hpp"
+#include "core/generators/uuid_v7_clock.hpp"
 
 #include "core/layouts/uuid_v7.hpp"
 

@@ -1,5 +1,5 @@
 // The draw of live version-1 UUIDs.
-#include "core/clocks/uuid_v1_clock.hpp"
+#include "core/generators/uuid_v1_clock.hpp"
 
 namespace idgen::uuid_v1 {
 

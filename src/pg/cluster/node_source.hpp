@@ -1,0 +1,42 @@
+// The node id a generator's ids carry, read in one place: idgen.node_id, or in cluster mode the
+// node id the registry worker holds for the server or for a sequencer. Every generator and view
+// that needs a node id asks here, so that no caller reads the setting beside the registry.
+#pragma once
+
+#include <cstdint>
+
+#include "pg/boundary/settings.hpp"
+#include "pg/cluster/cluster_shared.hpp"
+
+namespace idgen::pg {
+
+// The node id a generator's ids carry: idgen.node_id, or in cluster mode one the registry
+// worker holds (the server's own, or a sequencer's `claim`), read with the word it came from.
+struct NodeSource {
+    ClusterShared *cluster = nullptr;  // nullptr: idgen.node_id
+    Claim *claim = nullptr;            // nullptr: the server's node id
+    ClaimWord seen{};
+    int32_t node = -1;
+    int64_t give_up_ns = 0;  // cluster mode: gave_up's, for this call's waits for the registry
+
+    void read(const char *what) {
+        if (cluster == nullptr) node = node_id;
+        else if (claim == nullptr) node = cluster_server_node(cluster, what, &seen);
+        else node = cluster_claim_node(cluster, claim, what, &seen, &give_up_ns);
+    }
+    const uint64_t *word() const { return claim ? &claim->word : &cluster->server_word; }
+};
+
+// The server's node id for `what` (idgen.node_id, or the registry's in cluster mode).
+inline NodeSource server_node(const char *what) {
+    NodeSource n;
+    n.cluster = cluster_shared();
+    n.read(what);
+    return n;
+}
+
+// The server's node id for `what`, or 55000 when it has none (idgen.node_id unset; in cluster
+// mode, detached), with `hint`.
+int32_t require_server_node(const char *what, const char *hint);
+
+}  // namespace idgen::pg

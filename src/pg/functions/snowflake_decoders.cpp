@@ -1,0 +1,43 @@
+// The decoders of Snowflake ids (snowflake_timestamp, snowflake_node, snowflake_counter) and
+// snowflake_min_id, under the layout of the sequencer they name.
+#include "core/layouts/snowflake.hpp"
+#include "pg/boundary/convert.hpp"
+#include "pg/boundary/errors.hpp"
+#include "pg/boundary/postgres_api.hpp"
+#include "pg/functions/sequencer_call_site.hpp"
+
+using namespace idgen;
+using namespace idgen::pg;
+
+extern "C" {
+PG_FUNCTION_INFO_V1(idgen_snowflake_timestamp);
+PG_FUNCTION_INFO_V1(idgen_snowflake_node);
+PG_FUNCTION_INFO_V1(idgen_snowflake_counter);
+PG_FUNCTION_INFO_V1(idgen_snowflake_min_id);
+}
+
+static snowflake::Parts decode_arg(FunctionCallInfo fcinfo) {
+    const CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
+    snowflake::Parts parts{};
+    check(snowflake::decode(site->def.layout, PG_GETARG_INT64(1), &parts));
+    return parts;
+}
+
+Datum idgen_snowflake_timestamp(PG_FUNCTION_ARGS) {
+    PG_RETURN_TIMESTAMPTZ(timestamptz_from_unix_micros(decode_arg(fcinfo).unix_ms * 1000));
+}
+
+Datum idgen_snowflake_node(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT32(decode_arg(fcinfo).node);
+}
+
+Datum idgen_snowflake_counter(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT32(decode_arg(fcinfo).counter);
+}
+
+Datum idgen_snowflake_min_id(PG_FUNCTION_ARGS) {
+    const CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
+    int64_t id = 0;
+    check(snowflake::min_id(site->def.layout, unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1)), &id));
+    PG_RETURN_INT64(id);
+}
