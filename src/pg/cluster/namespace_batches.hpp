@@ -1,0 +1,35 @@
+// Namespace batches that backends asked for (cluster_backfill.hpp), leased by the registry
+// worker: the space's counter in the registry swapped up by a batch (registry_batch.hpp), the
+// batch published only once the swap is stored. Not tied to the lease: a swapped batch is this
+// server's for good.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/registry/registry_batch.hpp"
+#include "pg/cluster/cluster_shared.hpp"
+#include "pg/cluster/lease_keeper.hpp"
+#include "pg/cluster/registry_connection.hpp"
+
+namespace idgen::pg {
+
+struct NamespaceBatches {
+    RegistryConnection &r;
+    LeaseKeeper &keeper;  // its keep_lease runs between batches (serve_batches)
+    bool seeded = false;  // seed_counters done
+
+    // Answers every cell whose batch backends found empty: a batch leased from the registry,
+    // or used up (after seed_counters, once per worker).
+    void serve_batches();
+
+private:
+    std::string counter_key(uint32_t kind, uint64_t key) const;
+    std::string floor_key(uint32_t kind, uint64_t key) const;
+    bool read_counter(const std::string &key, bool *found, std::string *value, uint64_t *n);
+    bool raise_counter(const std::string &key, uint64_t to);
+    void seed_counters();
+    bool lease_batch(const BatchCell &cell, registry::Batch *batch);
+};
+
+}  // namespace idgen::pg

@@ -1,0 +1,39 @@
+// The registry worker's connection to etcd and its key layout: see registry_connection.hpp.
+#include "pg/cluster/registry_connection.hpp"
+
+#include <algorithm>
+
+#include "pg/boundary/settings.hpp"
+#include "pg/boundary/postgres_api.hpp"
+
+namespace idgen::pg {
+
+RegistryConnection::RegistryConnection(ClusterShared *cs, SharedState *ss)
+    : c(cs), s(ss), etcd(registry, std::max<long>(200, registry_lease_s * 1000L / 6)),
+      prefix(std::string("/") + registry_cluster + "/"), lease(int64_t{registry_margin_ms} * 1000000) {}
+
+void RegistryConnection::note_error(const std::string &what) {
+    LWLockAcquire(c->lock, LW_EXCLUSIVE);
+    strlcpy(c->last_error, (what + ": " + etcd.error()).c_str(), sizeof c->last_error);
+    LWLockRelease(c->lock);
+}
+
+std::string RegistryConnection::escape(const char *name) {
+    std::string out;
+    for (const char *p = name; *p; p++) {
+        if (*p == '%' || *p == '/') {
+            char buf[4];
+            snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(*p));
+            out += buf;
+        } else {
+            out += *p;
+        }
+    }
+    return out;
+}
+
+std::string RegistryConnection::definition_key(int i) const {
+    return prefix + "sequencer/" + escape(c->claims[i].name);
+}
+
+}  // namespace idgen::pg

@@ -1,0 +1,198 @@
+// Snowflake sequencers' definitions in etcd, registered, destroyed and watched: see
+// sequencer_definitions.hpp.
+#include <nlohmann/json.hpp>  // before any PostgreSQL header (port.h renames snprintf)
+
+#include "pg/cluster/sequencer_definitions.hpp"
+#include "core/base/atomic_word.hpp"
+#include "pg/boundary/settings.hpp"
+#include "pg/boundary/postgres_api.hpp"
+
+namespace idgen::pg {
+namespace {
+
+using nlohmann::json;
+
+json definition_value(const json &definition, const char *state) {
+    return json{{"definition", definition}, {"state", state}};
+}
+bool destroyed_value(const json &value) {
+    if (!value.is_object()) return false;
+    const auto state = value.find("state");
+    return state != value.end() && state->is_string() && *state == "destroyed";
+}
+
+}  // namespace
+
+SequencerDefinitions::SequencerDefinitions(RegistryConnection &conn, HeldNodes &nodes)
+    : r(conn), held(nodes), registered(max_sequencers, false), retry_at_ns(max_sequencers, 0) {}
+
+// kRegister: the cluster has this definition, or gets it.
+ClaimAnswer SequencerDefinitions::register_definition(int i, const std::string &definition_text, bool create,
+                                                      std::string *detail) {
+    const json definition = json::parse(definition_text, nullptr, false);
+    if (definition.is_discarded()) {
+        *detail = "bad definition " + definition_text;
+        return ClaimAnswer::failed;
+    }
+    const std::string key = r.definition_key(i);
+    const std::string active = definition_value(definition, "active").dump();
+    for (int attempt = 0; attempt < 3; attempt++) {
+        bool found = false;
+        std::string current;
+        if (!r.etcd.get(key, &found, &current)) {
+            *detail = r.etcd.error();
+            return ClaimAnswer::failed;
+        }
+        if (found) {
+            const json cur = json::parse(current, nullptr, false);
+            const bool destroyed = destroyed_value(cur);
+            if (!destroyed) {
+                if (cur.is_object() && cur.contains("definition") && cur["definition"] == definition)
+                    return ClaimAnswer::ok;
+                *detail = cur.is_object() && cur.contains("definition") ? cur["definition"].dump() : current;
+                return ClaimAnswer::conflict;
+            }
+            if (!create) return ClaimAnswer::destroyed;
+        }
+        bool done = false;
+        std::string seen;
+        if (!r.etcd.swap(key, current, !found, active, &done, &seen)) {
+            *detail = r.etcd.error();
+            return ClaimAnswer::failed;
+        }
+        if (done) return ClaimAnswer::ok;
+    }
+    *detail = "the definition kept changing in etcd";
+    return ClaimAnswer::failed;
+}
+
+// kDestroy: marks the definition destroyed in etcd, if it is the one dropped (`dropped`, ""
+// for any), and gives the node id back.
+bool SequencerDefinitions::destroy(int i, const std::string &dropped) {
+    const std::string key = r.definition_key(i);
+    bool found = false;
+    std::string current;
+    if (!r.etcd.get(key, &found, &current)) return false;
+    const json cur = json::parse(current, nullptr, false);
+    const bool ours = dropped.empty() || (cur.is_object() && cur.contains("definition") &&
+                                          cur["definition"] == json::parse(dropped, nullptr, false));
+    if (found && ours && cur.is_object() && cur.contains("definition") && !destroyed_value(cur)) {
+        bool done = false;
+        std::string seen;
+        if (!r.etcd.swap(key, current, false, definition_value(cur["definition"], "destroyed").dump(), &done, &seen))
+            return false;
+        if (!done) return false;  // changed meanwhile: again next round
+    }
+    held.release(i, ClaimState::destroyed);
+    registered[static_cast<size_t>(i)] = false;
+    return true;
+}
+
+// What backends asked of claim i, done and answered.
+void SequencerDefinitions::serve(int i) {
+    Claim *claim = &r.c->claims[i];
+    LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
+    const uint32_t requests = claim->requests;
+    const uint64_t asked = claim->asked;
+    const bool wanted = claim->wanted;
+    const std::string definition = claim->definition;
+    const std::string dropped = claim->dropped;
+    const int32_t live = claim->live_nodes;
+    claim->requests = 0;
+    claim->destroying = (requests & kDestroy) != 0;  // a create meanwhile replaces the definition
+    LWLockRelease(r.c->lock);
+
+    ClaimAnswer answer = ClaimAnswer::ok;
+    std::string detail;
+    // A destroy first: a drop committed before a create of the same name was asked.
+    if (requests & kDestroy) answer = destroy_first(i, dropped, &detail);
+    // (after a destroy alone nothing below applies: not wanted)
+    if (answer == ClaimAnswer::ok) answer = register_and_attach(i, requests, definition, wanted, live, &detail);
+    if (requests != 0) {
+        LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
+        claim->answered = asked;
+        claim->answer = answer;
+        strlcpy(claim->detail, detail.c_str(), sizeof claim->detail);
+        LWLockRelease(r.c->lock);
+    }
+}
+
+// serve's kDestroy: done, and `destroying` cleared; one that could not be done is kept for the
+// next round and answered failed.
+ClaimAnswer SequencerDefinitions::destroy_first(int i, const std::string &dropped, std::string *detail) {
+    Claim *claim = &r.c->claims[i];
+    const bool destroyed = destroy(i, dropped);
+    LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
+    if (!destroyed) claim->requests |= kDestroy;  // etcd unreachable: kept for the next round
+    claim->destroying = false;
+    LWLockRelease(r.c->lock);
+    if (!destroyed) {
+        r.note_error("destroying a sequencer");
+        *detail = "destroying the dropped sequencer first: " + r.etcd.error();
+        return ClaimAnswer::failed;
+    }
+    return ClaimAnswer::ok;
+}
+
+// serve's kRegister and kDetach, then a node id for a wanted claim (asked, or once a second
+// unasked).
+ClaimAnswer SequencerDefinitions::register_and_attach(int i, uint32_t requests, const std::string &definition,
+                                                      bool wanted, int32_t live, std::string *detail) {
+    Claim *claim = &r.c->claims[i];
+    ClaimAnswer answer = ClaimAnswer::ok;
+    if ((requests & kRegister) && !definition.empty()) {
+        const bool was_registered = registered[static_cast<size_t>(i)];
+        answer = register_definition(i, definition, (requests & kCreate) != 0, detail);
+        // Destroyed in the cluster, or (for a definition registered before) destroyed and
+        // defined otherwise, which refresh would find within a second: as refresh does,
+        // the node id goes back and the claim is destroyed. A failure (etcd unreachable)
+        // changes nothing: refresh keeps watching a registered definition.
+        if (answer == ClaimAnswer::destroyed || (answer == ClaimAnswer::conflict && was_registered)) {
+            held.release(i, ClaimState::destroyed);
+            registered[static_cast<size_t>(i)] = false;
+        } else if (answer == ClaimAnswer::ok) {
+            registered[static_cast<size_t>(i)] = true;
+            if (ClaimWord{atomic_load(&claim->word)}.state() != ClaimState::attached)
+                held.publish(i, ClaimState::detached, -1);
+        }
+    }
+    if ((requests & kDetach) && held.claims[i].held) held.release(i, ClaimState::detached);
+    // Asked (or once a second unasked, so that a node id that frees up is taken).
+    const int64_t now = monotonic_ns();
+    if (answer == ClaimAnswer::ok && wanted && registered[static_cast<size_t>(i)] && !held.claims[i].held &&
+        r.lease_id != 0 && (requests != 0 || now >= retry_at_ns[static_cast<size_t>(i)])) {
+        retry_at_ns[static_cast<size_t>(i)] = now + 1000000000;
+        if (!held.claim_node(i, live)) answer = ClaimAnswer::no_free_node;
+    }
+    return answer;
+}
+
+// Definitions destroyed, or destroyed and defined otherwise, elsewhere: read every second.
+void SequencerDefinitions::refresh(int64_t now) {
+    if (now < next_refresh_ns) return;
+    next_refresh_ns = now + 1000000000;
+    std::vector<etcd::KeyValue> defs;
+    if (!r.etcd.range(r.prefix + "sequencer/", &defs)) {
+        r.note_error("reading sequencer definitions");
+        return;
+    }
+    LWLockAcquire(r.c->lock, LW_SHARED);
+    const int count = r.c->claim_count;
+    LWLockRelease(r.c->lock);
+    for (const etcd::KeyValue &kv : defs) {
+        const json cur = json::parse(kv.value, nullptr, false);
+        for (int i = 0; i < count; i++) {
+            if (!registered[static_cast<size_t>(i)] || kv.key != r.definition_key(i)) continue;
+            LWLockAcquire(r.c->lock, LW_SHARED);
+            const json ours = json::parse(r.c->claims[i].definition, nullptr, false);
+            LWLockRelease(r.c->lock);
+            const bool same = cur.is_object() && cur.contains("definition") && cur["definition"] == ours;
+            if (destroyed_value(cur) || !same) {
+                held.release(i, ClaimState::destroyed);
+                registered[static_cast<size_t>(i)] = false;
+            }
+        }
+    }
+}
+
+}  // namespace idgen::pg

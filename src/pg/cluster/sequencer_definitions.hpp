@@ -1,0 +1,37 @@
+// Snowflake sequencers' definitions in the cluster, for the registry worker: what backends ask
+// of each claim (register a definition, attach, detach, destroy) done in etcd and answered, and
+// definitions destroyed, or destroyed and defined otherwise, elsewhere found and their claims
+// destroyed here. A claim's node id itself is held_nodes.hpp's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pg/cluster/cluster_shared.hpp"
+#include "pg/cluster/held_nodes.hpp"
+#include "pg/cluster/registry_connection.hpp"
+
+namespace idgen::pg {
+
+struct SequencerDefinitions {
+    RegistryConnection &r;
+    HeldNodes &held;
+    std::vector<bool> registered;      // per claim: its definition is the cluster's (refresh watches it)
+    std::vector<int64_t> retry_at_ns;  // per claim: when to look for a free node id again unasked
+    int64_t next_refresh_ns = 0;
+
+    SequencerDefinitions(RegistryConnection &conn, HeldNodes &nodes);
+
+    void serve(int i);
+    void refresh(int64_t now);
+
+private:
+    ClaimAnswer register_definition(int i, const std::string &definition_text, bool create, std::string *detail);
+    bool destroy(int i, const std::string &dropped);
+    ClaimAnswer destroy_first(int i, const std::string &dropped, std::string *detail);
+    ClaimAnswer register_and_attach(int i, uint32_t requests, const std::string &definition, bool wanted,
+                                    int32_t live, std::string *detail);
+};
+
+}  // namespace idgen::pg
