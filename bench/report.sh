@@ -68,8 +68,8 @@ md_environment() {
                                                  ', ' ORDER BY name)
                               FROM snowflake_sequencers s")." \
          "128 nodes leave 32,768 ids per ms: with the default 8192 (512 per ms) a bulk loop outruns the clock and" \
-         "snowflake_next waits for it by design. Each session that calls snowflake_at takes one of the reserved" \
-         "node ids for good, and the benchmark opens about 95 such sessions (setup.sql)."
+         "snowflake_next waits for it by design. Each session that calls snowflake_at holds one of the reserved" \
+         "node ids while it runs and parks it for the next when it ends; the benchmark opens about 95 such sessions (setup.sql)."
     echo "- run: $(thousands "$N") rows per bulk query, $ROUNDS rounds (+1 warm-up) of the cost cases, $SCALING_ROUNDS of scaling" \
          "($CLIENTS clients), $PGBENCH_ROUNDS of pgbench ($PGBENCH_SECONDS s each), latency $LATENCY_SECONDS s per script," \
          "$BACKFILL_ROUNDS of the backfill" \
@@ -78,15 +78,15 @@ md_environment() {
 }
 
 write_report() {
-    local report=$OUT_DIR/benchmark.md
+    local report=$OUT_DIR/benchmark-report.md
     say "Report: $report"
     mkdir -p "$OUT_DIR"
     rm -f "$OUT_DIR"/benchmark-*.png
     draw_charts
     {
-        echo "# idgen benchmark"
+        echo "# idgen benchmark report"
         echo
-        echo "Made by \`$COMMAND\` (see the README's Benchmark section). Every figure is from this one run;"
+        echo "Made by \`$COMMAND\` (docs/benchmark.md says what each part measures). Every figure is from this one run;"
         echo "ratios within the run are what to compare: absolute figures move with the machine and its load."
         echo
         md_environment

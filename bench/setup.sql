@@ -32,8 +32,9 @@ FROM (VALUES
 ) AS twins (name, args, returns, symbol)
 \gexec
 
--- Seed 003's functions, the baseline idgen has to beat.
-\ir ../test/fixtures/seed003.sql
+-- The PL/pgSQL and SQL version-1 UUID functions that idgen's codec replaces, the baseline
+-- idgen has to beat.
+\ir ../test/fixtures/plpgsql_uuid_v1.sql
 
 CREATE SEQUENCE bench_seq_cache1 CACHE 1;
 CREATE SEQUENCE bench_seq_cache100 CACHE 100;
@@ -48,11 +49,12 @@ SELECT snowflake_create('bench', max_nodes => 128) \g /dev/null
 
 -- The sequencer of snowflake_at (idgen 0.4.0): ids for past times come from the node ids it
 -- reserves (backfill_nodes), above the live ones (idgen.node_id 1 < max_nodes - backfill_nodes).
--- Every session that calls snowflake_at takes one of them for good (README: limits of
--- retrospective ids), and the benchmark opens many: 1 for the cost rounds, one per client of
--- each scaling measurement (15 a round), 6 a round of the backfill and keys sections, 1 for
--- memory: about 95 with the defaults, so it reserves 120 of 128. An idgen without
--- backfill_nodes refuses the call; the cases using snowflake_at then fail, and are reported.
+-- Every session that calls snowflake_at holds one of them while it runs and parks it for the
+-- next session when it ends (an idgen before 0.5.0 took it for good), and the benchmark opens
+-- many: 1 for the cost rounds, one per client of each scaling measurement (15 a round), 6 a
+-- round of the backfill and keys sections, 1 for memory: about 95 with the defaults, so it
+-- reserves 120 of 128, enough for any version. An idgen without backfill_nodes refuses the
+-- call; the cases using snowflake_at then fail, and are reported.
 DO $$
 BEGIN
     PERFORM snowflake_create('backfill', max_nodes => 128, backfill_nodes => 120);
@@ -61,9 +63,9 @@ EXCEPTION WHEN undefined_function THEN
 END
 $$;
 
--- The sequencer of the sessions section (sessions.tsv): only 4 reserved node ids, as in issue
--- 13's example, so 1,000 short sessions can only go on by adopting the namespaces that earlier
--- sessions handed back (an idgen older than 0.5.0 refuses the fifth session: 54000, reported).
+-- The sequencer of the sessions section (sessions.tsv): only 4 reserved node ids, so
+-- 1,000 short sessions can only go on by adopting the namespaces that earlier sessions handed
+-- back (an idgen older than 0.5.0 refuses the fifth session: 54000, reported).
 DO $$
 BEGIN
     PERFORM snowflake_create('sessions', max_nodes => 128, backfill_nodes => 4);
@@ -196,8 +198,8 @@ $$;
 -- from just before to just after EXECUTE, plus the count it returned, or the error it raised.
 -- Parallel query is off for the timed query only: from about 200,000 rows the planner would
 -- scan bench_ids with workers, but only for PARALLEL SAFE functions (idgen's, not the no-op
--- twins or seed 003's), and ns/call would no longer be one core's cost. Everything else keeps
--- the defaults.
+-- twins or the PL/pgSQL ones), and ns/call would no longer be one core's cost. Everything
+-- else keeps the defaults.
 CREATE FUNCTION bench_time(query text, OUT ns bigint, OUT counted bigint, OUT error text)
 LANGUAGE plpgsql SET max_parallel_workers_per_gather = 0 AS $$
 DECLARE
