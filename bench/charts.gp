@@ -30,7 +30,7 @@ if (chart eq 'cost') {
          '' using ($4 * 1.08):0:(sprintf("%.0f", $2)) with labels left font ",8" notitle, \
          NaN with boxes lc rgb "#1f77b4" title "idgen", \
          NaN with boxes lc rgb "#999999" title "anchors", \
-         NaN with boxes lc rgb "#ff7f0e" title "seed 003 (PL/pgSQL, SQL)", \
+         NaN with boxes lc rgb "#ff7f0e" title "PL/pgSQL, SQL functions idgen replaces", \
          NaN with boxes lc rgb "#dddddd" title "bare loop"
 }
 

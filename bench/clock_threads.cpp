@@ -1,4 +1,4 @@
-// The contention of the shared clock word alone, without PostgreSQL (issue 17): T threads draw
+// The contention of the shared clock word alone, without PostgreSQL: T threads draw
 // positions from one LogicalClock as the live generators do, each with the wall clock as the
 // floor, with one atomic add per id ('strict') or from runs ('session', session_run.hpp), and
 // the time per id is printed for each thread count up to the machine's cores. Not a test: a

@@ -59,7 +59,7 @@ FROM bench_stats ORDER BY ord;
 CREATE VIEW bench_chart_cost AS
 SELECT name, median, lo, hi, CASE kind WHEN 'anchor' THEN 0 WHEN 'idgen' THEN 1 ELSE 2 END AS color,
        median - net AS bare
-FROM bench_stats WHERE kind IN ('anchor', 'idgen', 'seed003') ORDER BY ord;
+FROM bench_stats WHERE kind IN ('anchor', 'idgen', 'plpgsql') ORDER BY ord;
 
 -- Scaling section: per case of scaling.tsv and client count, the median and spread of ids/s
 -- (pgbench's tps, without connection time, times the n ids of each query).

@@ -46,7 +46,7 @@ CREATE TABLE @extschema@.snowflake_definitions (
     -- One server per sequencer's backfill: the creating server's idgen.node_id (see below).
     backfill_owner integer
         DEFAULT NULLIF(pg_catalog.current_setting('idgen.node_id', true)::pg_catalog.int4, -1),
-    -- 'idgen' or 'snowcast' (seed 004's layout): the column's comment says how each splits the bits.
+    -- 'idgen' or 'snowcast' (snowcast's layout): the column's comment says how each splits the bits.
     layout text NOT NULL DEFAULT 'idgen'
         CONSTRAINT snowflake_definitions_layout_check CHECK (layout IN ('idgen', 'snowcast'))
 );
@@ -58,7 +58,7 @@ GRANT SELECT ON @extschema@.snowflake_definitions TO PUBLIC;
 COMMENT ON TABLE @extschema@.snowflake_definitions IS
     'Snowflake sequencer definitions of this database; change them with snowflake_create and snowflake_drop';
 COMMENT ON COLUMN @extschema@.snowflake_definitions.layout IS
-    'idgen: 41 time bits, node and counter in 22, the sign bit 0; snowcast: seed 004''s layout, node and counter in 23, all 64 bits';
+    'idgen: 41 time bits, node and counter in 22, the sign bit 0; snowcast: snowcast''s own layout, node and counter in 23, all 64 bits';
 
 -- Internal helpers.
 CREATE FUNCTION @extschema@._snowflake_check_definition(name text, epoch timestamptz, max_nodes integer,
@@ -118,7 +118,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer, text) IS
-    'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits (max_nodes a power of two, 128..8192), the rest a per-millisecond counter, in 63 bits (layout idgen: ids stay positive) or all 64 (layout snowcast, seed 004''s: ids from 34.8 years after the epoch on are negative); the top backfill_nodes node ids are reserved for snowflake_at; does nothing if it exists with the same definition';
+    'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits (max_nodes a power of two, 128..8192), the rest a per-millisecond counter, in 63 bits (layout idgen: ids stay positive) or all 64 (layout snowcast, snowcast''s own: ids from 34.8 years after the epoch on are negative); the top backfill_nodes node ids are reserved for snowflake_at; does nothing if it exists with the same definition';
 REVOKE ALL ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer, text) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.snowflake_drop(name text) RETURNS void
@@ -349,7 +349,7 @@ GRANT SELECT ON @extschema@.idgen_registry TO PUBLIC;
 
 
 
--- Retrospective ids that never run out (issue 13): namespaces handed back when a session ends
+-- Retrospective ids that never run out: namespaces handed back when a session ends
 -- and adopted by the next; what each id space has leased, parked and in use.
 CREATE FUNCTION @extschema@._backfill_space_key(name text) RETURNS bigint
     AS 'MODULE_PATHNAME', 'idgen_backfill_space_key'
@@ -388,7 +388,7 @@ GRANT SELECT ON @extschema@.idgen_backfill_spaces TO PUBLIC;
 COMMENT ON COLUMN @extschema@.snowflake_definitions.backfill_owner IS
     'The node id of the one server that may run snowflake_at on this sequencer (the creating server''s idgen.node_id); NULL: any';
 
--- UUID versions 7 and 6 (RFC 9562, issue 15). Version 7: a live generator on the server's shared
+-- UUID versions 7 and 6 (RFC 9562). Version 7: a live generator on the server's shared
 -- clock and a retrospective one on leased namespaces, like version 1 (layout: src/core/layouts/uuid_v7.hpp).
 -- Version 6: version 1's fields sorted by time, from version 1's clock and namespaces.
 -- PARALLEL RESTRICTED as the other generators: a parallel worker cannot write the WAL that

@@ -5,7 +5,7 @@ CREATE EXTENSION IF NOT EXISTS idgen;
 
 \echo
 \echo '1. Rebuild a version-1 UUID for an old row from its time, a clock sequence and a MAC address'
-\echo '   (seed 003 did this in PL/pgSQL; idgen does it exactly, 30x faster):'
+\echo '   (idgen does it exactly, 30x faster than the PL/pgSQL functions it replaces):'
 SELECT form_uuid_v1('2022-02-22 19:22:22.123456+00', 666, '44:88:99:36:57:32') AS uuid;
 
 \echo '2. Read the fields back out of any version-1 UUID, to the microsecond:'
@@ -68,7 +68,7 @@ FROM (SELECT uuid_v1() AS u FROM generate_series(1, 3)) s;
 \echo '    fastest, so consecutive keys land on different shards; sequential mode keeps them together:'
 SELECT locality_uuid() AS variable FROM generate_series(1, 4);
 SELECT locality_uuid(true) AS sequential FROM generate_series(1, 4);
-\echo '    Every field reads back; seed 001''s own example:'
+\echo '    Every field reads back; Groupon''s own published example:'
 SELECT locality_uuid_counter(u) AS counter, locality_uuid_pid(u) AS pid, locality_uuid_mac(u) AS mac,
        locality_uuid_timestamp(u) AS "time"
 FROM (VALUES ('20be0ffc-314a-bd53-7a50-013a65ca76d2'::uuid)) v(u);
@@ -78,7 +78,7 @@ SELECT t AS unique_timestamp, unique_timestamp_text(t) AS text, unique_timestamp
 FROM (SELECT unique_timestamp() AS t FROM generate_series(1, 3)) s;
 
 \echo
-\echo '13. Retrospective ids for rows that already exist (seed 000). 100,000 old events, in random'
+\echo '13. Retrospective ids for rows that already exist. 100,000 old events, in random'
 \echo '    order, half of them sharing one timestamp (rows inserted in one transaction share now()):'
 CREATE TABLE old_events AS
 SELECT g AS n, CASE WHEN g % 2 = 0 THEN '2015-06-15 12:00:00.123456+00'::timestamptz

@@ -1,4 +1,4 @@
--- Retrospective ids (seed 000): uuid_v1_at and snowflake_at give ids whose embedded time is
+-- Retrospective ids: uuid_v1_at and snowflake_at give ids whose embedded time is
 -- exactly the given one, distinct however often a timestamp repeats, in call order within a
 -- session, apart from the live generators; and their errors. The test server runs with idgen
 -- preloaded and idgen.node_id = 300.

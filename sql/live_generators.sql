@@ -20,7 +20,7 @@ FROM v1;
 SELECT count(*) AS not_increasing
 FROM (SELECT ticks, lag(ticks) OVER (ORDER BY i) AS prev FROM v1) s WHERE ticks <= prev;
 
--- locality_uuid(): Groupon's layout. Seed 001's example decodes as the seed says.
+-- locality_uuid(): Groupon's layout. Groupon's published example decodes as published.
 SELECT locality_uuid_counter(u) AS counter, locality_uuid_pid(u) AS pid, locality_uuid_mac(u) AS mac,
        locality_uuid_timestamp(u) AS ts
 FROM (VALUES (uuid '20be0ffc-314a-bd53-7a50-013a65ca76d2')) v(u);
@@ -86,8 +86,8 @@ SELECT count(DISTINCT t) AS distinct_ids, bool_and(t % 1000 = 300) AS ends_in_30
 FROM uts;
 SELECT count(*) AS not_increasing
 FROM (SELECT t, lag(t) OVER (ORDER BY i) AS prev FROM uts) s WHERE t <= prev;
--- Seed 002's example, and the edges of the type.
-SELECT unique_timestamp_text(1640700422954100128) AS seed_002,
+-- Chronicle's example, and the edges of the type.
+SELECT unique_timestamp_text(1640700422954100128) AS chronicle_example,
        unique_timestamp_host(1640700422954100128) AS host_3_digits,
        unique_timestamp_to_timestamptz(1640700422954100128) AS ts,
        unique_timestamp_text(0) AS zero, unique_timestamp_text(9223372036854775807) AS max;

@@ -1,4 +1,4 @@
--- Parallel query (issue 12, item 3). Generators are PARALLEL RESTRICTED: they run in the leader
+-- Parallel query. Generators are PARALLEL RESTRICTED: they run in the leader
 -- only (a worker is another backend, with its own retrospective-id allocators, its own process
 -- id in locality UUIDs, and no business writing the durable horizon), so the ids of a
 -- statement stay unique and increasing in call order however the scan below them is split.

@@ -1,5 +1,5 @@
--- Drops of Snowflake sequencers inside subtransactions and prepared transactions (issue 12,
--- item 1): the shared-memory slot of a dropped sequencer is released when, and only when, the
+-- Drops of Snowflake sequencers inside subtransactions and prepared transactions:
+-- the shared-memory slot of a dropped sequencer is released when, and only when, the
 -- drop itself commits. A drop that a savepoint or an EXCEPTION block undoes leaves the
 -- sequencer working; a drop in a transaction to be prepared is refused at PREPARE.
 CREATE EXTENSION idgen;

@@ -1,35 +1,35 @@
--- Seed 004's exact layout per sequencer (layout => 'snowcast') beside idgen's default: the same
+-- snowcast's exact layout per sequencer (layout => 'snowcast') beside idgen's default: the same
 -- (millisecond, node, counter) in both, decoded as snowcast decodes it; ids with the top bit set
 -- (negative bigints); min_id across the sign; the errors. idgen.node_id is 300.
 CREATE EXTENSION idgen;
 SET timezone = 'UTC';
 
-SELECT snowflake_create('seed', '2020-01-01 00:00:00+00', 128, layout => 'snowcast');
-SELECT snowflake_create('seed', '2020-01-01 00:00:00+00', 128, 0, 'snowcast');  -- the same: nothing
+SELECT snowflake_create('wide', '2020-01-01 00:00:00+00', 128, layout => 'snowcast');
+SELECT snowflake_create('wide', '2020-01-01 00:00:00+00', 128, 0, 'snowcast');  -- the same: nothing
 SELECT snowflake_create('ours', '2020-01-01 00:00:00+00', 128);
 SELECT name, max_nodes, layout, node_bits, counter_bits FROM snowflake_sequencers ORDER BY name;
 SELECT name, layout FROM snowflake_definitions ORDER BY name;
 
--- epochDelta 1, node 1, counter 1: 1 << 23 | 1 << 16 | 1 = 8454145 in seed 004's layout,
+-- epochDelta 1, node 1, counter 1: 1 << 23 | 1 << 16 | 1 = 8454145 in snowcast's layout,
 -- 1 << 22 | 1 << 15 | 1 = 4227073 in idgen's; each decodes to the same three fields.
 SELECT name, id, snowflake_timestamp(name, id) AS ts, snowflake_node(name, id) AS node,
        snowflake_counter(name, id) AS counter
-FROM (VALUES ('seed', (1::bigint << 23) | (1 << 16) | 1), ('ours', (1::bigint << 22) | (1 << 15) | 1)) v(name, id);
-SELECT (1::bigint << 23) | (1 << 16) | 1 AS seed_formula, (1::bigint << 22) | (1 << 15) | 1 AS idgen_formula;
+FROM (VALUES ('wide', (1::bigint << 23) | (1 << 16) | 1), ('ours', (1::bigint << 22) | (1 << 15) | 1)) v(name, id);
+SELECT (1::bigint << 23) | (1 << 16) | 1 AS wide_formula, (1::bigint << 22) | (1 << 15) | 1 AS idgen_formula;
 
--- Seed 004's own example (README): epoch 2014-01-01, 2014-03-03 05:12:12 (epochDelta
+-- snowcast's own example (its README): epoch 2014-01-01, 2014-03-03 05:12:12 (epochDelta
 -- 5,289,132,000), node 1234 of 8192, counter 5, in both layouts.
-SELECT snowflake_create('seed2014', '2014-01-01 00:00:00+00', 8192, layout => 'snowcast');
+SELECT snowflake_create('wide2014', '2014-01-01 00:00:00+00', 8192, layout => 'snowcast');
 SELECT snowflake_create('ours2014', '2014-01-01 00:00:00+00', 8192);
 SELECT name, id, snowflake_timestamp(name, id) AS ts, snowflake_node(name, id) AS node,
        snowflake_counter(name, id) AS counter
-FROM (VALUES ('seed2014', (5289132000::bigint << 23) | (1234 << 10) | 5),
+FROM (VALUES ('wide2014', (5289132000::bigint << 23) | (1234 << 10) | 5),
              ('ours2014', (5289132000::bigint << 22) | (1234 << 9) | 5)) v(name, id);
 
 -- A negative id: millisecond 2^40 + 7 (34.8 years after the epoch), node 127, counter 65535.
-SELECT snowflake_timestamp('seed', -9223372036787666945) AS ts, snowflake_node('seed', -9223372036787666945) AS node,
-       snowflake_counter('seed', -9223372036787666945) AS counter;
-SELECT snowflake_timestamp('seed', -1) AS last_ms, snowflake_node('seed', -1) AS node, snowflake_counter('seed', -1) AS counter;
+SELECT snowflake_timestamp('wide', -9223372036787666945) AS ts, snowflake_node('wide', -9223372036787666945) AS node,
+       snowflake_counter('wide', -9223372036787666945) AS counter;
+SELECT snowflake_timestamp('wide', -1) AS last_ms, snowflake_node('wide', -1) AS node, snowflake_counter('wide', -1) AS counter;
 SELECT snowflake_node('ours', -1);
 \echo :LAST_ERROR_SQLSTATE
 
@@ -38,12 +38,12 @@ SELECT 8454145 < -9223372036787666945 AS bigint_order,
        8454145 # '-9223372036854775808'::bigint < -9223372036787666945 # '-9223372036854775808'::bigint AS flipped_order;
 
 -- min_id: the first id of the millisecond; from 2^40 ms on it is negative.
-SELECT snowflake_min_id('seed', '2020-01-01 00:00:00.001+00') AS one_ms,
-       snowflake_min_id('seed', snowflake_timestamp('seed', -9223372036854775808)) AS first_negative_ms,
-       snowflake_min_id('seed', snowflake_timestamp('seed', -9223372036854775808) - interval '1 ms') AS last_positive_ms,
-       snowflake_min_id('seed', '2019-12-31 23:59:59+00') AS before_epoch;
+SELECT snowflake_min_id('wide', '2020-01-01 00:00:00.001+00') AS one_ms,
+       snowflake_min_id('wide', snowflake_timestamp('wide', -9223372036854775808)) AS first_negative_ms,
+       snowflake_min_id('wide', snowflake_timestamp('wide', -9223372036854775808) - interval '1 ms') AS last_positive_ms,
+       snowflake_min_id('wide', '2019-12-31 23:59:59+00') AS before_epoch;
 
--- Live ids in seed 004's layout: 512 nodes, 9 node bits, 14 counter bits; node 300.
+-- Live ids in snowcast's layout: 512 nodes, 9 node bits, 14 counter bits; node 300.
 SELECT snowflake_create('live', '2020-01-01 00:00:00+00', 512, layout => 'snowcast');
 CREATE TEMP TABLE drawn AS SELECT i, snowflake_next('live') AS id, clock_timestamp() AS at FROM generate_series(1, 20000) i;
 SELECT count(DISTINCT id) AS distinct_ids,
@@ -74,7 +74,7 @@ SELECT snowflake_create('bad', layout => 'Snowcast');
 \echo :LAST_ERROR_SQLSTATE
 SELECT snowflake_create('bad', layout => NULL);
 \echo :LAST_ERROR_SQLSTATE
-SELECT snowflake_create('seed', '2020-01-01 00:00:00+00', 128);
+SELECT snowflake_create('wide', '2020-01-01 00:00:00+00', 128);
 \echo :LAST_ERROR_SQLSTATE
 SELECT snowflake_create('ours', '2020-01-01 00:00:00+00', 128, layout => 'snowcast');
 \echo :LAST_ERROR_SQLSTATE

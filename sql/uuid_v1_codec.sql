@@ -1,5 +1,6 @@
 -- The version-1 codec: form_uuid_v1, uuid_v1_timestamp, uuid_v1_clock_seq, uuid_v1_node,
--- uuid_version; their error cases; and byte-identity with seed 003's PL/pgSQL.
+-- uuid_version; their error cases; and byte-identity with the PL/pgSQL version-1
+-- UUID functions that idgen's codec replaces.
 CREATE EXTENSION idgen;
 SET timezone = 'UTC';
 
@@ -60,11 +61,11 @@ SELECT form_uuid_v1(now(), 0, 'not a mac');
 SELECT form_uuid_v1('1582-10-14 23:59:59.999999+00', 0, '00:00:00:00:00:00');
 SELECT form_uuid_v1(now(), 16384, '00:00:00:00:00:00');
 
--- Oracle: seed 003's PL/pgSQL, verbatim, in a schema of its own.
-\i test/fixtures/seed003.sql
+-- Oracle: the PL/pgSQL functions idgen's codec replaces, verbatim, in a schema of its own.
+\i test/fixtures/plpgsql_uuid_v1.sql
 
 -- 10,000 random microsecond-exact times spread over 1583..5235 and every edge, random clock
--- sequences and nodes: byte-identical to the seed, and the time reads back exactly.
+-- sequences and nodes: byte-identical to the oracle, and the time reads back exactly.
 SELECT setseed(0.3);
 CREATE TEMP TABLE oracle AS
 WITH bounds AS (
@@ -82,9 +83,9 @@ SELECT timestamptz 'epoch' + (us::text || ' microseconds')::interval AS ts,
        lpad(to_hex(floor(random() * 281474976710656)::bigint), 12, '0')::macaddr AS node
 FROM (SELECT us FROM random_micros UNION ALL SELECT us FROM edge_micros) u;
 SELECT count(*) AS inputs,
-       count(*) FILTER (WHERE form_uuid_v1(ts, clock_seq, node) <> seed003.form_uuid_v1(ts, clock_seq, node)) AS differ_from_seed,
+       count(*) FILTER (WHERE form_uuid_v1(ts, clock_seq, node) <> plpgsql_uuid_v1.form_uuid_v1(ts, clock_seq, node)) AS differ_from_oracle,
        count(*) FILTER (WHERE uuid_v1_timestamp(form_uuid_v1(ts, clock_seq, node)) <> ts) AS time_not_exact,
-       count(*) FILTER (WHERE seed003.uuid_v1_timestamp(form_uuid_v1(ts, clock_seq, node)) <> ts) AS seed_time_not_exact,
+       count(*) FILTER (WHERE plpgsql_uuid_v1.uuid_v1_timestamp(form_uuid_v1(ts, clock_seq, node)) <> ts) AS oracle_time_not_exact,
        count(*) FILTER (WHERE uuid_v1_clock_seq(form_uuid_v1(ts, clock_seq, node)) <> clock_seq) AS clock_seq_differs,
        count(*) FILTER (WHERE uuid_v1_node(form_uuid_v1(ts, clock_seq, node)) <> node) AS node_differs,
        min(ts) AS earliest, max(ts) AS latest
@@ -97,5 +98,5 @@ WHERE d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'idgen')
   AND obj_description(p.oid, 'pg_proc') IS NULL;
 
-DROP SCHEMA seed003 CASCADE;
+DROP SCHEMA plpgsql_uuid_v1 CASCADE;
 DROP EXTENSION idgen;

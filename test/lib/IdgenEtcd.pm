@@ -1,4 +1,4 @@
-# An etcd cluster for the TAP tests of idgen's cluster mode (issue 16), whose servers lease
+# An etcd cluster for the TAP tests of idgen's cluster mode, whose servers lease
 # their node ids from etcd: the tests must lose one member, lose all of them and get them
 # back, and look at the keys idgen writes, so they need a real cluster of their own (three
 # members on 127.0.0.1, free ports, data under the test's tmp dir) that they can kill and

@@ -1,5 +1,5 @@
-# A sequencer dropped and re-created over and over while other sessions draw from it (issue 12,
-# item 2): the re-created sequencer takes over the slot on the same node and starts above the
+# A sequencer dropped and re-created over and over while other sessions draw from it:
+# the re-created sequencer takes over the slot on the same node and starts above the
 # bound of the dropped one, so no id repeats, also for draws in flight during a release, and
 # the ids of one statement stay strictly increasing across the switch.
 use strict;

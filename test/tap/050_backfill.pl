@@ -1,4 +1,4 @@
-# Retrospective ids at scale (seed 000): 1,000,000 historical rows in random order (30% sharing
+# Retrospective ids at scale: 1,000,000 historical rows in random order (30% sharing
 # their timestamp with others, 20,000 on one microsecond) are backfilled by 4 sessions at once
 # with uuid_v1_at, uuid_v7_at and snowflake_at; the server crashes (pg_ctl -m immediate); the same rows are
 # backfilled again by 4 new sessions; then live uuid_v1(), uuid_v7() and snowflake_next() run. Over all of

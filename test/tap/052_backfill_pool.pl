@@ -1,4 +1,4 @@
-# Retrospective ids that never run out (issue 13): many short sessions, each opening a
+# Retrospective ids that never run out: many short sessions, each opening a
 # connection, backfilling five rows (random times over a year, a third repeating the row
 # before, one in ten on 1,000 microseconds shared by many sessions) with snowflake_at and
 # uuid_v1_at(ts, node), and closing. Every ended session hands its namespaces back; the next
@@ -7,7 +7,7 @@
 # with shared memory, is recycled above its durable offset bound; a 16-node one serves four at
 # a time across the same crash; the given UUID node serves all of them. Zero duplicates, exact times, no 54000, and
 # the view idgen_backfill_spaces shows what was leased. IDGEN_POOL_SESSIONS (default 10,000)
-# sets the total; IDGEN_POOL_SESSIONS=100000 is the issue's long run.
+# sets the total; IDGEN_POOL_SESSIONS=100000 is the long run.
 use strict;
 use warnings;
 use IPC::Run;

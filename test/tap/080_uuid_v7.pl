@@ -1,4 +1,4 @@
-# uuid_v7() under real processes (issue 15), with idgen.ordering = strict (090 tests the default
+# uuid_v7() under real processes, with idgen.ordering = strict (090 tests the default
 # order, session). 8 clients x 100,000 UUIDs into a primary key: each
 # session's UUIDs strictly increase, and no UUID sorts below one whose call had ended before its
 # own call started. Then the strict server-wide order with a causal witness: with the server's

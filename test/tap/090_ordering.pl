@@ -1,4 +1,4 @@
-# idgen.ordering under real processes (issue 17), for every live generator. 8 clients make ids in
+# idgen.ordering under real processes, for every live generator. 8 clients make ids in
 # bursts of 1 to 100 with pauses of 1 to 3 ms between them, so that sessions keep leftover runs
 # across milliseconds. Each id is stored with its session, its number in call order, the time
 # its call began (t0) and ended (t1), a sort key (the id, or the 60-bit time of version 1, or
@@ -9,7 +9,7 @@
 #    whose millisecond ended before its call began (ordered across sessions to the millisecond);
 #  - 'strict' (after a reload): no id sorts below an id whose call ended before its call began.
 # Both checks can fail: a run used after its millisecond passed breaks the first (mutation
-# check in the README), runs left on in 'strict' break the second.
+# check in docs/guarantees.md), runs left on in 'strict' break the second.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

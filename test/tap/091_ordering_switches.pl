@@ -1,10 +1,10 @@
-# idgen.ordering = 'session' when the order of things is unusual (issue 17), with the server's
+# idgen.ordering = 'session' when the order of things is unusual, with the server's
 # clock frozen so that a run never goes stale by itself:
 #  - switched to 'strict' and back by reloads while one session holds a run: that session's ids
 #    never go back (its run is dropped under 'strict', not kept for later);
 #  - the clock stepped back after another session saw a later millisecond: the first session's
 #    run, of an earlier millisecond, is dropped, so its next id sorts above the other's.
-# Both for uuid_v7() and snowflake_next(). Mutation checks in the README (keeping the run under
+# Both for uuid_v7() and snowflake_next(). Mutation checks in docs/guarantees.md (keeping the run under
 # 'strict', or ignoring the latest millisecond seen).
 use strict;
 use warnings;

@@ -1,4 +1,4 @@
-# Cluster mode (issue 16): servers without idgen.node_id lease their node ids (the server's
+# Cluster mode: servers without idgen.node_id lease their node ids (the server's
 # and one per cluster sequencer) from a three-member etcd cluster, all on 127.0.0.1. The test
 # walks through what the registry must survive and checks, all along, that no id of any
 # generator (snowflake_next per sequencer, uuid_v7(), unique_timestamp()) is ever issued

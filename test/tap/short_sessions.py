@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Driver of test/tap/052_backfill_pool.pl (issue 13): many short sessions, several at a time,
+# Driver of test/tap/052_backfill_pool.pl: many short sessions, several at a time,
 # each opening a connection, backfilling a handful of rows with snowflake_at on the named
 # sequencers and uuid_v1_at(ts, node) into the tables got_s / got_u, committing and closing.
 # A session that fails because the server went away (a crash in the middle) is run again;

@@ -1,4 +1,4 @@
-// Namespaces handed back when a session ends and adopted by the next (issue 13): thousands of
+// Namespaces handed back when a session ends and adopted by the next: thousands of
 // simulated sessions on real threads, random timestamps with heavy duplication, every
 // (key, namespace, offset) handed out once; 100,000 short sessions fit one namespace; and each
 // mutation (parking without the floor or without the table, adopting without the starts)

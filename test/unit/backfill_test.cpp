@@ -62,7 +62,7 @@ struct Session {
 };
 
 // Keys as a backfill meets them: random order, 30% sharing a key with others, one key very
-// often (as seed 000's rows inserted in one transaction share now()).
+// often (as rows inserted in one transaction share now()).
 std::vector<int64_t> backfill_keys(size_t n, int64_t hot_key, size_t hot_count, uint32_t seed) {
     std::mt19937_64 rng(seed);
     std::vector<int64_t> keys;

@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/clocks/locality_clock.hpp"
+#include "core/generators/locality_clock.hpp"
 #include "core/layouts/locality_uuid.hpp"
 #include "core/layouts/snowflake.hpp"
 #include "test_support.hpp"
 #include "core/layouts/unique_timestamp.hpp"
-#include "core/clocks/uuid_v1_clock.hpp"
+#include "core/generators/uuid_v1_clock.hpp"
 
 using namespace idgen;
 

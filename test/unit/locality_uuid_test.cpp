@@ -1,4 +1,4 @@
-// The locality UUID codec against seed 001's published ids: the decoded example, the
+// The locality UUID codec against Groupon's published ids: the decoded example, the
 // variable mode's prime step, the sequential mode's step of one, round trips in both modes,
 // the version check, the time field's range and the sequential seed text.
 #include <gtest/gtest.h>
@@ -31,9 +31,9 @@ static Decoded decoded(const std::string &s) {
     return d;
 }
 
-// Seed 001: "counter : 3,488,672,514, process id : 12,618, MAC address : __:__:_d:53:7a:50,
-// timestamp : 1,350,327,498,450 (Mon, 15 Oct 2012 18:58:18.450 UTC)".
-TEST(LocalityUuid, DecodesAndEncodesSeed001sExample) {
+// Groupon's example: "counter : 3,488,672,514, process id : 12,618, MAC address :
+// __:__:_d:53:7a:50, timestamp : 1,350,327,498,450 (Mon, 15 Oct 2012 18:58:18.450 UTC)".
+TEST(LocalityUuid, DecodesAndEncodesGrouponsExample) {
     const Decoded d = decoded("20be0ffc-314a-bd53-7a50-013a65ca76d2");
     EXPECT_EQ(d.variable_counter, 3488672514u);
     EXPECT_EQ(d.raw_counter, 0x20be0ffcu);
@@ -56,13 +56,13 @@ TEST(LocalityUuid, CounterDigitsAreReversedInVariableModeOnly) {
     EXPECT_EQ(test::uuid_text(u), "12345678-0000-b000-0000-000000000000");
 }
 
-// Seed 001's ids "sequentially generated in the default counter mode". Groupon's Java
+// Groupon's published ids "sequentially generated in the default counter mode". Its Java
 // implementation (which printed them) writes the counter's top digit with an arithmetic
 // shift of a signed int, so for a counter with its top bit set, as all eight are, the
 // seventh hex digit of the id always reads f and the real digit is lost. Every other digit
 // follows the step exactly: starting from the first counter, counter + i * kVariableStep
 // with that digit forced to f gives each id in turn.
-TEST(LocalityUuid, Seed001sVariableIdsStepByThePrime) {
+TEST(LocalityUuid, GrouponsVariableIdsStepByThePrime) {
     const char *ids[] = {
         "c8c9cef9-7a7f-bd53-7a50-013e4e2afbde", "14951cfa-7a7f-bd53-7a50-013e4e2afbde",
         "6f5169fb-7a7f-bd53-7a50-013e4e2afbde", "ba2da6fc-7a7f-bd53-7a50-013e4e2afbde",
@@ -87,7 +87,7 @@ TEST(LocalityUuid, Seed001sVariableIdsStepByThePrime) {
     }
 }
 
-TEST(LocalityUuid, Seed001sSequentialIdsStepByOne) {
+TEST(LocalityUuid, GrouponsSequentialIdsStepByOne) {
     const char *ids[] = {
         "f5166777-7a7f-bd53-7a50-013e4e2afc26", "f5166778-7a7f-bd53-7a50-013e4e2afc26",
         "f5166779-7a7f-bd53-7a50-013e4e2afc26", "f516677a-7a7f-bd53-7a50-013e4e2afc26",
@@ -165,10 +165,10 @@ TEST(LocalityUuid, SequentialSeedTextHasTenMinutePrecision) {
     EXPECT_STREQ(buf, "99991231235");
 }
 
-// Seed 001's sequential ids carry the time 2013-04-28 01:04:00.038 UTC; the text of that
+// Groupon's sequential ids carry the time 2013-04-28 01:04:00.038 UTC; the text of that
 // time's ten minutes hashes (MD5, computed outside the core) to the counter Groupon started
 // from, and the listed ids continue it: the first is its second id (start + 1 + 1).
-TEST(LocalityUuid, Seed001sSequentialIdsStartFromTheHashOfTheirTenMinutes) {
+TEST(LocalityUuid, GrouponsSequentialIdsStartFromTheHashOfTheirTenMinutes) {
     char buf[12];
     sequential_seed_text(0x013e4e2afc26, buf);
     EXPECT_STREQ(buf, "20130428010");

@@ -17,7 +17,7 @@
 #include "test_support.hpp"
 #include "core/layouts/uuid_v1.hpp"
 #include "core/backfill/uuid_v1_backfill.hpp"
-#include "core/clocks/uuid_v1_clock.hpp"
+#include "core/generators/uuid_v1_clock.hpp"
 
 using namespace idgen;
 using namespace idgen::backfill;

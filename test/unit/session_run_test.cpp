@@ -9,10 +9,10 @@
 #include <queue>
 #include <vector>
 
-#include "core/clocks/locality_clock.hpp"
+#include "core/generators/locality_clock.hpp"
 #include "core/clocks/session_run.hpp"
 #include "test_support.hpp"
-#include "core/clocks/uuid_v7_clock.hpp"
+#include "core/generators/uuid_v7_clock.hpp"
 
 using namespace idgen;
 

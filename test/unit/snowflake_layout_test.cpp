@@ -1,7 +1,7 @@
-// Seed 004's exact layout (Width::bits64: id = ms << 23 | node << (23 - node_bits) | counter)
-// beside idgen's default (Width::bits63): ids computed by hand from the seed's formula, the
-// seed's own worked example, round trips for every max_nodes, ids with the top bit set (negative
-// as int64), the ids per millisecond, and min_id across the sign boundary.
+// snowcast's exact layout (Width::bits64: id = ms << 23 | node << (23 - node_bits) | counter)
+// beside idgen's default (Width::bits63): ids computed by hand from snowcast's formula,
+// snowcast's own worked example, round trips for every max_nodes, ids with the top bit set
+// (negative as int64), the ids per millisecond, and min_id across the sign boundary.
 #include <gtest/gtest.h>
 
 #include "core/layouts/snowflake.hpp"
@@ -52,9 +52,9 @@ TEST(SnowflakeLayout, KnownIdsFollowTheSeedsFormula) {
     EXPECT_EQ(take(&c, snowcast(128), us_at(l, 1), 1).id, 8454145);  // counter 1
 }
 
-// The seed's example: epoch 2014-01-01, 2014-03-03 05:12:12 (epochDelta 5,289,132,000),
+// snowcast's example: epoch 2014-01-01, 2014-03-03 05:12:12 (epochDelta 5,289,132,000),
 // node 1234 of 8192, counter 5.
-TEST(SnowflakeLayout, TheSeedsWorkedExample) {
+TEST(SnowflakeLayout, SnowcastsWorkedExample) {
     const Layout l = snowcast(8192, 1388534400000);
     const int64_t want = 5289132000LL << 23 | 1234LL << 10 | 5;
     EXPECT_EQ(want, 44368455009519621);
@@ -89,7 +89,7 @@ TEST(SnowflakeLayout, EveryMaxNodesRoundTrips) {
 }
 
 // ms = 2^40 + 7, node 127 of 128, counter 65535: 2^63 + 7 * 2^23 + 2^23 - 1 as unsigned.
-TEST(SnowflakeLayout, ANegativeIdDecodesInSeed004sLayoutOnly) {
+TEST(SnowflakeLayout, ANegativeIdDecodesInSnowcastsLayoutOnly) {
     const int64_t id = INT64_MIN + 8 * (int64_t{1} << 23) - 1;
     EXPECT_EQ(id, -9223372036787666945);
     Parts p{};

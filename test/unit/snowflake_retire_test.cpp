@@ -1,4 +1,4 @@
-// Retiring a Snowflake clock while real threads draw from it (issue 12, item 2): what
+// Retiring a Snowflake clock while real threads draw from it: what
 // snowflake_drop's release and a re-created sequencer on the same node do to a shared-memory
 // slot. Drawers bind to a generation and draw with next_in_generation; one thread retires the
 // clock, takes the bound, and gives the slot to the "re-created" sequencer, whose clock starts

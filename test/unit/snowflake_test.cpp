@@ -31,7 +31,7 @@ static Next take(LogicalClock *c, const Layout &l, int64_t now_us, int32_t node 
     return next(c, l, node, now_us, lead_ms, &err);
 }
 
-TEST(Snowflake, MaxNodesRoundsUpToAPowerOfTwoWithinSeed004sRange) {
+TEST(Snowflake, MaxNodesRoundsUpToAPowerOfTwoWithinSnowcastsRange) {
     int bits = 0;
     for (auto [n, want] : {std::pair{128, 7}, {129, 8}, {255, 8}, {256, 8}, {1000, 10},
                            {4097, 13}, {8192, 13}}) {

@@ -1,4 +1,4 @@
-// Unique timestamps with a fake clock: seed 002's example, host ids that do not fit, values
+// Unique timestamps with a fake clock: Chronicle's example, host ids that do not fit, values
 // that keep increasing and keep their host digits whatever the wall clock does, the lead
 // limit, the end of int64 nanoseconds, restart above a horizon, uniqueness across threads,
 // the text form, and the calendar arithmetic under it checked against the C library.
@@ -34,9 +34,9 @@ static std::string text(int64_t value) {
     return buf;
 }
 
-// Seed 002: "For a hostId of 28, the generated timestamp would look like this:
+// Chronicle's unique timestamps: "For a hostId of 28, the generated timestamp would look like this:
 // 2021-12-28T14:07:02.954100128".
-TEST(UniqueTimestamp, Seed002sExample) {
+TEST(UniqueTimestamp, ChroniclesExample) {
     EXPECT_EQ(text(1640700422954100128), "2021-12-28T14:07:02.954100128");
     EXPECT_EQ(host_of(kTwo, 1640700422954100128), 28);
     LogicalClock c{0};

@@ -8,7 +8,7 @@
 #include "core/base/mac_address.hpp"
 #include "test_support.hpp"
 #include "core/layouts/uuid_v1.hpp"
-#include "core/clocks/uuid_v1_clock.hpp"
+#include "core/generators/uuid_v1_clock.hpp"
 
 using namespace idgen;
 

@@ -11,7 +11,7 @@
 #include "test_support.hpp"
 #include "core/layouts/uuid_v1.hpp"
 #include "core/layouts/uuid_v7.hpp"
-#include "core/clocks/uuid_v7_clock.hpp"
+#include "core/generators/uuid_v7_clock.hpp"
 
 using namespace idgen;
 
