@@ -1,3 +1,6 @@
+// Folder src/core/backfill: retrospective ids - the per-session counters, parked namespaces,
+// lease spaces and their durable table, the version-1 mapping, the wait during subscriptions.
+//
 // Retrospective ids: many rows per timestamp, timestamps in any order, memory bounded whatever
 // their number, and never an id twice. The retrospective UUID design for backfills keeps a
 // counter for every timestamp; this keeps counters for a bounded number of them and makes

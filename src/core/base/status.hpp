@@ -1,3 +1,6 @@
+// Folder src/core/base: what every part of the core uses - failure as a Status, floor
+// arithmetic, atomics on plain shared words, civil time, the UUID value, MAC address text.
+//
 // How the core reports failure: an error class and a short message in a fixed buffer, so
 // that nothing with a destructor or an exception ever has to cross into PostgreSQL. The
 // PostgreSQL layer maps each class to one SQLSTATE; the core never sees SQLSTATEs.

@@ -1,3 +1,6 @@
+// Folder src/core/clocks: the clock machinery every time-ordered generator shares - this clock,
+// sessions' runs of its positions, and the durable horizon rule.
+//
 // A logical clock that never goes back, shared by all processes through one 64-bit word.
 //
 // Every time-ordered generator (Snowflake, UUID v1 and v7, locality UUIDs, unique timestamps)

@@ -1,3 +1,6 @@
+// Folder src/core/generators: the clock of one generator each (live version-1 and version-7
+// UUIDs, locality UUIDs) over the shared LogicalClock.
+//
 // Live version-1 UUIDs: a LogicalClock counting 100 ns ticks since 1582-10-15, so the 60-bit
 // time of every UUID a server hands out is unique and strictly increasing, whatever the
 // wall clock does (within the lead it may run ahead), with a fixed clock sequence and node.

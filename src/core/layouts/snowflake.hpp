@@ -1,6 +1,6 @@
-// Snowflake ids (seeds 003 and 004): a 64-bit integer of 41 bits of milliseconds since the
-// sequencer's epoch, log2(max_nodes) bits of node id and the remaining bits a per-millisecond
-// counter. max_nodes is a power of two from 128 to 8192 (as in snowcast). By default the sign bit
+// Snowflake ids (Twitter's scheme, as snowcast and idgen lay it out): a 64-bit integer of 41
+// bits of milliseconds since the sequencer's epoch, log2(max_nodes) bits of node id and the
+// remaining bits a per-millisecond counter. max_nodes is a power of two from 128 to 8192 (as in snowcast). By default the sign bit
 // stays 0, so 15 down to 9 counter bits (32,768 down to 512 ids per millisecond per node);
 // Width::bits64 is snowcast's exact layout, one counter bit more and the top bit used. The
 // generator is a LogicalClock whose positions are (milliseconds << counter_bits | counter);

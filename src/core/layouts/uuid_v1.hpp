@@ -1,3 +1,6 @@
+// Folder src/core/layouts: how each kind of id lays its fields out, both ways (versions 1, 6
+// and 7 UUIDs, Snowflake ids, locality UUIDs, unique timestamps).
+//
 // RFC 4122 version-1 UUIDs as data: the 60-bit count of 100 ns ticks since the Gregorian
 // reform (1582-10-15 00:00 UTC), the 14-bit clock sequence and the 48-bit node, and the
 // conversion between ticks and Unix microseconds. The same fields have a second byte order,

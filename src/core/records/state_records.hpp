@@ -1,3 +1,5 @@
+// Folder src/core/records: the durable records of the WAL resource manager.
+//
 // The records of idgen's WAL resource manager, byte for byte: the one place that says what a
 // record holds, which layouts each idgen version wrote, and how a record is read and described.
 // Kept apart from the server so that every layout, every length a record may have and every

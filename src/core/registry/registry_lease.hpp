@@ -1,3 +1,6 @@
+// Folder src/core/registry: cluster mode's rules, argued without a server or etcd - the
+// lease's deadline, the per-node-id horizon, namespace batches.
+//
 // The lease under which a server holds node ids in a registry (etcd in cluster mode), as the
 // server itself must judge it: on its own monotonic clock, with no word from the registry.
 //

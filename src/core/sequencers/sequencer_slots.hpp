@@ -1,3 +1,5 @@
+// Folder src/core/sequencers: the Snowflake sequencers' table of slots.
+//
 // The table of Snowflake sequencer slots: which sequencer holds which slot, giving a free slot to
 // a sequencer so that it starts above every id it must stay above, retiring the slot of a dropped
 // one, and the ring of recently dropped keys. Pure logic on caller memory (the server keeps the

@@ -1,3 +1,6 @@
+// Folder src/pg/backfill: each backend's side of retrospective ids (its allocators; batches
+// from the registry in cluster mode), over the lease store of src/pg/leases.
+//
 // This backend's allocators of retrospective ids, one per lease space it uses (at most
 // kSessionSpaces at once; the least recently used is abandoned for a new one, which is safe:
 // its namespaces are simply never used again). Their memory lives in the memory context

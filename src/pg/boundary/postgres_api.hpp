@@ -1,3 +1,6 @@
+// Folder src/pg/boundary: where PostgreSQL meets the rest of the layer - its headers, the
+// differences between majors, conversions, errors, settings, clocks, random bits.
+//
 // The boundary to PostgreSQL's headers: postgres.h (which must come before any other
 // PostgreSQL header) and the headers nearly every file of the layer needs, with the differences
 // between majors. PostgreSQL's headers are C without extern "C" guards, and port.h redefines

@@ -1,3 +1,6 @@
+// Folder src/pg/cluster: cluster mode - its slice of shared memory, the node ids generators
+// read, the etcd client and the registry worker.
+//
 // Cluster mode's shared memory (idgen.registry set): what the registry worker
 // (cluster_worker.cpp) publishes to the generators, and the requests backends leave for it.
 // The worker alone talks to etcd; a backend only reads atomics here, and for a request

@@ -1,3 +1,6 @@
+// Folder src/pg/durability: what makes a step durable outside WAL - small checksummed files
+// in the data directory, the host identity, and the wait for synchronous standbys.
+//
 // Small records idgen keeps in the data directory (the horizon, the UUID identity): written
 // atomically (temporary file, fsync, durable rename) and checked by magic number and CRC
 // when read, so a torn or foreign file is never taken for a valid one.

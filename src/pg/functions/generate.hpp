@@ -1,3 +1,5 @@
+// Folder src/pg/functions: the SQL functions of every generator and decoder.
+//
 // The loop every time-ordered generator runs for one id: read the wall clock (or the lead floor
 // after adopted state, generator_now_unix_ns), draw from the core, and then hand the id out
 // once the durable horizon (and this database's carried copy) covers it and, in cluster mode,

@@ -1,3 +1,5 @@
+// Folder src/pg/leases: the durable lease store of retrospective ids and its shared memory.
+//
 // The slice of shared memory that retrospective ids own: the durable lease table with what each
 // space keeps in memory only, and the pool of parked namespaces: its layout and what protects
 // each field. The caller that lists every slice (module.cpp) requests it and hands it its locks;

@@ -1,3 +1,7 @@
+// Folder src/pg/moves: what a server takes over when a database or a role moves to it - the
+// carried state of dumps and upgrades, the subscriptions of logical replication, and the
+// adoption after an archive recovery.
+//
 // The state that travels with a database when it moves without its data directory
 // (pg_dump/pg_restore into another server, pg_upgrade into a new cluster): a copy of what
 // protects uniqueness, kept in the extension's configuration table `reserved_state`, which

@@ -1,3 +1,5 @@
+// Folder src/pg/sequencers: Snowflake sequencer definitions and each backend's cache of them.
+//
 // Where Snowflake sequencers are found: their definitions in the extension's table
 // snowflake_definitions (per database, dumped by pg_dump), and their running state in a
 // shared-memory slot keyed by (database, table, definition id). A key is never reused, so a

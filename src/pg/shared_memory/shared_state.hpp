@@ -1,3 +1,5 @@
+// Folder src/pg/shared_memory: the generators' slice of shared memory.
+//
 // The slice of shared memory (needs shared_preload_libraries) that every time-ordered generator
 // draws from: the durable horizon, the live generators' clocks and one slot per Snowflake
 // sequencer in use. This folder owns it: its size, its start and what protects each field. The

@@ -1,3 +1,5 @@
+// Folder src/pg/views: the functions behind idgen's views.
+//
 // _idgen_state(), behind the view idgen_state: one row per generator with what a DBA debugging
 // a failover reads first - this server's role, the durable horizon and the WAL position that
 // made it durable, how far the generator runs ahead of the wall clock, waits and errors, and

@@ -1,3 +1,5 @@
+// Folder src/pg/wal: the WAL resource manager.
+//
 // idgen's custom WAL resource manager (this folder owns it: inserting records here, their
 // description in describe.cpp, their layouts in src/core/records/state_records.hpp): the durable state that protects uniqueness (horizon
 // moves and namespace leases) travels in WAL, so a standby, a crash restart and a
