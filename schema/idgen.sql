@@ -338,13 +338,14 @@ REVOKE ALL ON FUNCTION @extschema@.snowflake_detach(text) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@._idgen_registry(
         OUT state text, OUT node_id integer, OUT lease_id text, OUT lease_left interval,
-        OUT horizon timestamptz, OUT attaches bigint, OUT detaches bigint, OUT last_error text)
+        OUT horizon timestamptz, OUT attaches bigint, OUT detaches bigint, OUT last_error text,
+        OUT cluster text, OUT servers integer)
     AS 'MODULE_PATHNAME', 'idgen_registry'
     LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@._idgen_registry() IS 'internal: the row of the idgen_registry view';
 CREATE VIEW @extschema@.idgen_registry AS SELECT * FROM @extschema@._idgen_registry();
 COMMENT ON VIEW @extschema@.idgen_registry IS
-    'Cluster mode: this server''s lease in etcd (off, attaching, attached, detached), its node id, the time left before its own deadline, the registry horizon, attaches and detaches, and the last registry error';
+    'Cluster mode: this server''s lease in etcd (off, attaching, attached, detached), its node id, the time left before its own deadline, the registry horizon, attaches and detaches, the last registry error, the cluster''s name and how many servers hold a node id in it';
 GRANT SELECT ON @extschema@.idgen_registry TO PUBLIC;
 
 

@@ -13,6 +13,11 @@
 #   $etcd->stop; $etcd->start;       # the same data directories: the keys are still there
 #   $etcd->kill_all; $etcd->start;   # the same, after SIGKILL
 #   $etcd->put('/k', 'v'); $etcd->get_prefix('/k');   # { '/k' => 'v' }
+#   IdgenEtcd->new(members => 1, tls => $certs, args => [...]);   # https:// client URLs, the
+#                                    # members' certificate and key, clients' certificates
+#                                    # checked against the CA (etcd's --client-cert-auth); $certs
+#                                    # is make_certificates' hash. etcdctl then uses the client's
+#                                    # certificate, and $etcd->{user} = 'root:pw' once auth is on.
 package IdgenEtcd;
 
 use strict;
@@ -27,6 +32,40 @@ use PostgreSQL::Test::Utils;
 
 my @clusters;    # every cluster made, for the stop at END
 
+# Certificates for an etcd with TLS, made with openssl under $dir: a CA; the members'
+# certificate for 127.0.0.1; a client certificate; an expired client certificate (signed as of
+# 2020 under libfaketime); and a second CA that signed none of them. Returns their paths. The
+# client certificates have no CommonName, which etcd's JSON gateway requires with
+# --client-cert-auth (it refuses a request whose certificate names a CN).
+sub make_certificates {
+    my ($dir) = @_;
+    my %c = map { ($_ => "$dir/$_.pem") }
+      qw(ca ca_key server_cert server_key client_cert client_key expired_cert other_ca other_ca_key);
+    my $run = sub {
+        my $err = '';
+        IPC::Run::run([@_], '<', '/dev/null', '>', '/dev/null', '2>', \$err) or die "@_: $err";
+    };
+    open my $ext, '>', "$dir/san.ext" or die $!;
+    print $ext "subjectAltName = IP:127.0.0.1\n";
+    close $ext;
+    for my $ca ([ $c{ca}, $c{ca_key}, 'idgen test CA' ], [ $c{other_ca}, $c{other_ca_key}, 'another CA' ]) {
+        $run->('openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', $ca->[1], '-out', $ca->[0],
+               '-days', '2', '-subj', "/CN=$ca->[2]");
+    }
+    my $sign = sub {
+        my ($subject, $cert, $key, @pre) = @_;
+        $run->('openssl', 'req', '-newkey', 'rsa:2048', '-nodes', '-keyout', $key, '-out', "$cert.csr", '-subj', $subject);
+        $run->(@pre, 'openssl', 'x509', '-req', '-in', "$cert.csr", '-CA', $c{ca}, '-CAkey', $c{ca_key},
+               '-CAcreateserial', '-out', $cert, '-days', '1', '-extfile', "$dir/san.ext");
+    };
+    $sign->('/CN=127.0.0.1', $c{server_cert}, $c{server_key});
+    # Clients without a CommonName: etcd refuses a gateway request whose certificate has one.
+    $sign->('/O=idgen test client', $c{client_cert}, $c{client_key});
+    $sign->('/O=idgen test client', $c{expired_cert}, "$dir/expired_key.pem", 'faketime', '2020-01-01 00:00:00');
+    $c{expired_key} = "$dir/expired_key.pem";
+    return \%c;
+}
+
 # The programs this needs that are not in PATH.
 sub missing_programs {
     return grep { my $p = $_; !grep { -x "$_/$p" } split /:/, $ENV{PATH} } qw(etcd etcdctl);
@@ -36,15 +75,16 @@ sub new {
     my ($class, %opt) = @_;
     my $base = PostgreSQL::Test::Utils::tempdir('etcd');
     my @members = map {
-        { name => "e$_", dir => "$base/e$_", log => "$base/e$_.log",
+        { name => "e$_", dir => "$base/e$_", log => "$base/e$_.log", tls => $opt{tls} ? 1 : 0,
           client => PostgreSQL::Test::Cluster::get_free_port(), peer => PostgreSQL::Test::Cluster::get_free_port() }
     } 1 .. ($opt{members} // 3);
-    my $self = bless { members => \@members, http => HTTP::Tiny->new(timeout => 2) }, $class;
+    my $self = bless { members => \@members, http => HTTP::Tiny->new(timeout => 2), tls => $opt{tls},
+                       args => $opt{args} // [] }, $class;
     push @clusters, $self;
     return $self;
 }
 
-sub _client_url { my ($m) = @_; return "http://127.0.0.1:$m->{client}"; }
+sub _client_url { my ($m) = @_; return ($m->{tls} ? 'https' : 'http') . "://127.0.0.1:$m->{client}"; }
 sub _running { my ($self) = @_; return grep { $_->{harness} } @{ $self->{members} }; }
 
 # The client URLs of all members, comma-separated (the value of idgen.registry).
@@ -62,10 +102,42 @@ sub start {
               '--listen-peer-urls', "http://127.0.0.1:$m->{peer}",
               '--initial-advertise-peer-urls', "http://127.0.0.1:$m->{peer}",
               '--initial-cluster', $cluster, '--initial-cluster-state', 'new',
-              '--initial-cluster-token', "idgen-test-$self->{members}[0]{client}" ],
+              '--initial-cluster-token', "idgen-test-$self->{members}[0]{client}", $self->_tls_flags,
+              @{ $self->{args} } ],
             '<', '/dev/null', '>>', $m->{log}, '2>&1');
     }
     $self->wait_healthy($opt{seconds} // 60);
+}
+
+sub _tls_flags {
+    my ($self) = @_;
+    my $t = $self->{tls} or return ();
+    return ('--cert-file', $t->{server_cert}, '--key-file', $t->{server_key}, '--trusted-ca-file', $t->{ca},
+            '--client-cert-auth');
+}
+
+# etcdctl's flags for TLS and, once auth is enabled, the user.
+sub _etcdctl_flags {
+    my ($self) = @_;
+    my @flags;
+    push @flags, "--cacert=$self->{tls}{ca}", "--cert=$self->{tls}{client_cert}", "--key=$self->{tls}{client_key}"
+      if $self->{tls};
+    push @flags, "--user=$self->{user}" if $self->{user};
+    return @flags;
+}
+
+# Whether member $m answers as healthy: its /health over plain HTTP, or etcdctl over TLS.
+sub _healthy {
+    my ($self, $m) = @_;
+    if (!$self->{tls}) {
+        my $r = $self->{http}->get(_client_url($m) . '/health');
+        return $r->{success} && $r->{content} =~ /"health":\s*"true"/;
+    }
+    my ($out, $err) = ('', '');
+    local $ENV{ETCDCTL_API} = '3';
+    IPC::Run::run([ 'etcdctl', '--endpoints=' . _client_url($m), '--command-timeout=2s', $self->_etcdctl_flags,
+                    'endpoint', 'health' ], '<', '/dev/null', '>', \$out, '2>', \$err);
+    return "$out$err" =~ /is healthy/;
 }
 
 # Waits until every running member reports itself healthy (it has a leader, so the cluster
@@ -75,10 +147,7 @@ sub wait_healthy {
     my $until = time + $seconds;
     my @waiting = $self->_running;
     while (@waiting) {
-        @waiting = grep {
-            my $r = $self->{http}->get(_client_url($_) . '/health');
-            !($r->{success} && $r->{content} =~ /"health":\s*"true"/);
-        } @waiting;
+        @waiting = grep { !$self->_healthy($_) } @waiting;
         last unless @waiting;
         die 'etcd: not healthy after ' . $seconds . ' s: ' . join(', ', map { $_->{name} } @waiting) . "\n"
           . join('', map { "---- $_->{log}\n" . _tail($_->{log}) } @waiting)
@@ -129,7 +198,8 @@ sub etcdctl {
     my $endpoints = join(',', map { _client_url($_) } $self->_running);
     my ($out, $err) = ('', '');
     local $ENV{ETCDCTL_API} = '3';
-    IPC::Run::run([ 'etcdctl', "--endpoints=$endpoints", '--command-timeout=5s', @args ], '<', '/dev/null',
+    IPC::Run::run([ 'etcdctl', "--endpoints=$endpoints", '--command-timeout=5s', $self->_etcdctl_flags, @args ],
+        '<', '/dev/null',
         '>', \$out, '2>', \$err)
       or die "etcdctl @args failed: $err";
     return $out;

@@ -6,9 +6,10 @@
 #include <cctype>
 #include <cstring>
 
-#include "core/base/mac_address.hpp"
 #include "core/backfill/uuid_v1_backfill.hpp"
+#include "core/base/mac_address.hpp"
 #include "core/layouts/snowflake.hpp"
+#include "core/registry/registry_endpoints.hpp"
 #include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
@@ -32,22 +33,77 @@ char *registry = nullptr;
 char *registry_cluster = nullptr;
 int registry_lease_s = 10;
 int registry_margin_ms = 1000;
+char *registry_cacert = nullptr;
+char *registry_cert = nullptr;
+char *registry_key = nullptr;
+char *registry_user = nullptr;
+char *registry_password = nullptr;
 static bool preloaded = false;
 
 bool registry_configured() {
     return preloaded && registry != nullptr && registry[0] != '\0';
 }
 
-static bool check_registry_cluster(char **value, void **, GucSource) {
-    for (const char *c = *value; *c; c++)
-        if (!isalnum(static_cast<unsigned char>(*c)) && *c != '_' && *c != '-' && *c != '.') {
-            GUC_check_errdetail("idgen.registry_cluster may hold letters, digits, '_', '-' and '.' only.");
-            return false;
-        }
-    if (**value != '\0') return true;
-    GUC_check_errdetail("idgen.registry_cluster must not be empty.");
-    return false;
+// What is wrong with a value of the string settings that name the server's identity (nullptr:
+// nothing). The check hooks refuse such a value on reload; at start it stops the server.
+static const char *registry_cluster_problem(const char *value) {
+    for (const char *c = value; *c; c++)
+        if (!isalnum(static_cast<unsigned char>(*c)) && *c != '_' && *c != '-' && *c != '.')
+            return "idgen.registry_cluster may hold letters, digits, '_', '-' and '.' only.";
+    return *value != '\0' ? nullptr : "idgen.registry_cluster must not be empty.";
 }
+
+static const char *uuid_node_problem(const char *value) {
+    uint64_t mac = 0;
+    if (strcmp(value, "random") == 0 || strcmp(value, "mac") == 0) return nullptr;
+    if (!parse_mac(value, &mac))
+        return "idgen.uuid_node must be 'random', 'mac' or a MAC address such as '02:00:5e:10:00:01'.";
+    if (uuid_v1::backfill::reserved_node(mac))
+        return "Nodes 03:xx:xx:xx:xx:xx are reserved for the automatic nodes of uuid_v1_at().";
+    return nullptr;
+}
+
+static const char *locality_mac_problem(const char *value) {
+    uint64_t mac = 0;
+    if (*value == '\0' || parse_mac(value, &mac)) return nullptr;
+    return "idgen.locality_mac must be empty (the first network interface) or a MAC address.";
+}
+
+static bool check_with(const char *(*problem)(const char *), char **value) {
+    if (const char *p = problem(*value)) {
+        GUC_check_errdetail("%s", p);
+        return false;
+    }
+    return true;
+}
+
+static bool check_registry_cluster(char **value, void **, GucSource) {
+    return check_with(registry_cluster_problem, value);
+}
+
+static bool check_registry(char **value, void **, GucSource) {
+    return check_with(registry::endpoints_problem, value);
+}
+
+static bool check_uuid_node(char **value, void **, GucSource) {
+    return check_with(uuid_node_problem, value);
+}
+
+static bool check_locality_mac(char **value, void **, GucSource) {
+    return check_with(locality_mac_problem, value);
+}
+
+// The integer settings fixed at server start, with their ranges (used to define them and to
+// check them at start).
+struct IntRange {
+    const char *name;
+    int min, max, flags;
+};
+static const IntRange kNodeId{"idgen.node_id", -1, snowflake::kMaxNodes - 1, 0};
+static const IntRange kMaxSequencers{"idgen.max_sequencers", 1, 4096, 0};
+static const IntRange kUniqueTimestampDigits{"idgen.unique_timestamp_digits", 2, 3, 0};
+static const IntRange kRegistryLease{"idgen.registry_lease", 2, 3600, GUC_UNIT_S};
+static const IntRange kRegistryMargin{"idgen.registry_margin", 0, 3600 * 1000, GUC_UNIT_MS};
 
 static const struct config_enum_entry locality_modes[] = {
     {"variable", kLocalityVariable, false},
@@ -61,35 +117,16 @@ static const struct config_enum_entry orderings[] = {
     {nullptr, 0, false},
 };
 
-static bool check_uuid_node(char **value, void **, GucSource) {
-    uint64_t mac = 0;
-    if (strcmp(*value, "random") == 0 || strcmp(*value, "mac") == 0) return true;
-    if (parse_mac(*value, &mac) && uuid_v1::backfill::reserved_node(mac)) {
-        GUC_check_errdetail("Nodes 03:xx:xx:xx:xx:xx are reserved for the automatic nodes of uuid_v1_at().");
-        return false;
-    }
-    if (parse_mac(*value, &mac)) return true;
-    GUC_check_errdetail("idgen.uuid_node must be 'random', 'mac' or a MAC address such as '02:00:5e:10:00:01'.");
-    return false;
-}
-
-static bool check_locality_mac(char **value, void **, GucSource) {
-    uint64_t mac = 0;
-    if (**value == '\0' || parse_mac(*value, &mac)) return true;
-    GUC_check_errdetail("idgen.locality_mac must be empty (the first network interface) or a MAC address.");
-    return false;
-}
-
 // Fixed at server start (they size shared memory or name the server's identity): defined only
 // while preloading.
 static void define_server_settings() {
     DefineCustomIntVariable(
-        "idgen.node_id", "This server's node id, unique among the servers that share id spaces.",
+        kNodeId.name, "This server's node id, unique among the servers that share id spaces.",
         "-1 (the default) means none: generators that need a node id refuse to generate.",
-        &node_id, -1, -1, snowflake::kMaxNodes - 1, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+        &node_id, -1, kNodeId.min, kNodeId.max, PGC_POSTMASTER, kNodeId.flags, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
-        "idgen.max_sequencers", "How many Snowflake sequencers can be in use at once (server-wide).",
-        nullptr, &max_sequencers, 64, 1, 4096, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+        kMaxSequencers.name, "How many Snowflake sequencers can be in use at once (server-wide).",
+        nullptr, &max_sequencers, 64, kMaxSequencers.min, kMaxSequencers.max, PGC_POSTMASTER, kMaxSequencers.flags, nullptr, nullptr, nullptr);
     DefineCustomStringVariable(
         "idgen.uuid_node", "The node of uuid_v1(): 'random', 'mac' or a MAC address.",
         "'random' (the default) is a random multicast node made once per data directory, so no "
@@ -100,9 +137,10 @@ static void define_server_settings() {
         "Empty (the default): the first network interface's address, or zeros if there is none.",
         &locality_mac, "", PGC_POSTMASTER, 0, check_locality_mac, nullptr, nullptr);
     DefineCustomIntVariable(
-        "idgen.unique_timestamp_digits", "How many last decimal digits of unique_timestamp() carry idgen.node_id.",
+        kUniqueTimestampDigits.name, "How many last decimal digits of unique_timestamp() carry idgen.node_id.",
         "2: 100 servers at 100 ns resolution (Chronicle's default); 3: 1,000 servers at 1 microsecond.",
-        &unique_timestamp_digits, 2, 2, 3, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+        &unique_timestamp_digits, 2, kUniqueTimestampDigits.min, kUniqueTimestampDigits.max, PGC_POSTMASTER,
+        kUniqueTimestampDigits.flags, nullptr, nullptr, nullptr);
 }
 
 // The generators' behaviour; some per session, some server-wide.
@@ -154,40 +192,102 @@ static void define_registry_settings() {
         "Cluster mode: a background worker claims this server's node ids in etcd under a lease and "
         "keeps it alive; generators that carry a node id refuse (55000) while the lease is not "
         "held. Empty (the default): idgen.node_id as before.",
-        &registry, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+        &registry, "", PGC_POSTMASTER, 0, check_registry, nullptr, nullptr);
     DefineCustomStringVariable(
         "idgen.registry_cluster", "The name of this idgen cluster in etcd: the prefix of every key.",
         "Servers with the same name share node ids and Snowflake sequencers.",
         &registry_cluster, "idgen", PGC_POSTMASTER, 0, check_registry_cluster,
         nullptr, nullptr);
     DefineCustomIntVariable(
-        "idgen.registry_lease", "The time to live of this server's lease in etcd.",
+        kRegistryLease.name, "The time to live of this server's lease in etcd.",
         "A server that cannot renew it stops issuing ids under its node ids before etcd can give "
         "them to another server; keep-alives go out every third of it.",
-        &registry_lease_s, 10, 2, 3600, PGC_POSTMASTER, GUC_UNIT_S, nullptr,
+        &registry_lease_s, 10, kRegistryLease.min, kRegistryLease.max, PGC_POSTMASTER, kRegistryLease.flags, nullptr,
         nullptr, nullptr);
     DefineCustomIntVariable(
-        "idgen.registry_margin", "How long before the lease could expire in etcd this server stops issuing ids.",
+        kRegistryMargin.name, "How long before the lease could expire in etcd this server stops issuing ids.",
         "Taken off the lease's deadline, which is measured on this server's monotonic clock from "
         "when the keep-alive was sent, less 0.2% for clock rate drift. Must be less than half of "
         "idgen.registry_lease.",
-        &registry_margin_ms, 1000, 0, 3600 * 1000, PGC_POSTMASTER, GUC_UNIT_MS,
-        nullptr, nullptr, nullptr);
+        &registry_margin_ms, 1000, kRegistryMargin.min, kRegistryMargin.max, PGC_POSTMASTER,
+        kRegistryMargin.flags, nullptr, nullptr, nullptr);
+    // TLS and authentication, beside the endpoints (Patroni's etcd3 section: cacert, cert, key,
+    // username, password). Files are read by the registry worker at each connection.
+    DefineCustomStringVariable(
+        "idgen.registry_cacert", "The CA certificate file (PEM) that etcd's https:// endpoints are checked against.",
+        "Empty (the default): the system's certificate store.",
+        &registry_cacert, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "idgen.registry_cert", "The client certificate file (PEM) for etcd's --client-cert-auth.",
+        nullptr, &registry_cert, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "idgen.registry_key", "The private key file (PEM) of idgen.registry_cert.",
+        nullptr, &registry_key, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "idgen.registry_user", "The etcd user this server authenticates as (etcd's auth enabled).",
+        "Empty (the default): no authentication.",
+        &registry_user, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "idgen.registry_password", "The password of idgen.registry_user.",
+        "Visible to superusers only.",
+        &registry_password, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
 }
 
-// Settings that are valid alone but not together.
+// PostgreSQL replaces an extension's setting that it cannot read with its default and only
+// warns. For a setting that names the server's identity (its node id, its cluster, its nodes)
+// or sizes what it keeps, another value means other ids, or another server's: so the value in
+// the configuration (postgresql.conf, postgresql.auto.conf, the command line: still a
+// placeholder before the setting is defined) is checked first, and a malformed one stops the
+// server, naming it.
+[[noreturn]] static void refuse_at_start(const char *name, const char *raw, const char *problem) {
+    ereport(FATAL, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("invalid value for parameter \"%s\": \"%s\"", name, raw), errdetail("%s", problem),
+                    errhint("idgen does not start with a setting it cannot read: its default could make this "
+                            "server issue ids that are not its own. Correct the setting and start the server "
+                            "again.")));
+    pg_unreachable();
+}
+
+static void check_int_at_start(const IntRange &range) {
+    const char *raw = GetConfigOption(range.name, true, false);
+    if (raw == nullptr) return;
+    int value = 0;
+    const char *hint = nullptr;
+    if (!parse_int(raw, &value, range.flags, &hint))
+        refuse_at_start(range.name, raw, hint != nullptr ? hint : "It is not an integer.");
+    if (value < range.min || value > range.max)
+        refuse_at_start(range.name, raw, psprintf("It must be between %d and %d.", range.min, range.max));
+}
+
+static void check_string_at_start(const char *name, const char *(*problem)(const char *)) {
+    const char *raw = GetConfigOption(name, true, false);
+    if (raw == nullptr) return;
+    if (const char *p = problem(raw)) refuse_at_start(name, raw, p);
+}
+
+static void refuse_malformed_at_start() {
+    for (const IntRange *range : {&kNodeId, &kMaxSequencers, &kUniqueTimestampDigits, &kRegistryLease, &kRegistryMargin})
+        check_int_at_start(*range);
+    check_string_at_start("idgen.uuid_node", uuid_node_problem);
+    check_string_at_start("idgen.locality_mac", locality_mac_problem);
+    check_string_at_start("idgen.registry", registry::endpoints_problem);
+    check_string_at_start("idgen.registry_cluster", registry_cluster_problem);
+}
+
+// Settings that are valid alone but not together: the server does not start.
 static void check_setting_combinations() {
     if (registry_configured() && node_id >= 0)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+        ereport(FATAL, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("idgen.node_id and idgen.registry cannot both be set"),
                         errhint("In cluster mode the node ids come from etcd: remove idgen.node_id.")));
     if (registry_configured() && int64_t{registry_margin_ms} * 2 >= int64_t{registry_lease_s} * 1000)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+        ereport(FATAL, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("idgen.registry_margin (%d ms) must be less than half of idgen.registry_lease (%d s)",
                                registry_margin_ms, registry_lease_s)));
 }
 
 void define_settings(bool preloading) {
+    if (preloading) refuse_malformed_at_start();
     if (preloading) define_server_settings();
     define_generator_settings();
     if (preloading) define_registry_settings();

@@ -21,6 +21,12 @@ extern char *registry;               // idgen.registry: etcd client URLs, '' for
 extern char *registry_cluster;       // idgen.registry_cluster: the prefix of every key
 extern int registry_lease_s;         // idgen.registry_lease: the lease's ttl
 extern int registry_margin_ms;       // idgen.registry_margin: taken off the lease's deadline
+// How to reach a production etcd (named as Patroni's etcd3 section names them); '' for none.
+extern char *registry_cacert;        // idgen.registry_cacert: CA file for https:// endpoints
+extern char *registry_cert;          // idgen.registry_cert: client certificate file
+extern char *registry_key;           // idgen.registry_key: its private key file
+extern char *registry_user;          // idgen.registry_user: etcd user
+extern char *registry_password;      // idgen.registry_password: its password
 
 // Whether cluster mode is on (idgen.registry set, and preloaded).
 bool registry_configured();

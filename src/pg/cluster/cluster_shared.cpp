@@ -31,6 +31,7 @@ void start_cluster_shared(LWLock *lock) {
     if (!found) {
         memset(static_cast<void *>(c), 0, cluster_shared_size());
         c->lock = lock;
+        c->servers = -1;
     }
     cluster = c;
 }

@@ -114,6 +114,7 @@ struct ClusterShared {
     int64_t lease_id;
     int64_t attaches;
     int64_t detaches;
+    int32_t servers;  // servers holding a node id in this cluster at the worker's last look (-1: none yet)
     char last_error[kErrorText];
     BatchCell batches[kBatchSpaces];
     int claim_count;

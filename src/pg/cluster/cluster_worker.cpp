@@ -49,6 +49,7 @@ struct Worker {
     SequencerDefinitions definitions;
     NamespaceBatches batches;
     bool usable = false;  // as last published to the view's counters
+    int64_t next_count_ns = 0;
 
     Worker(ClusterShared *cs, SharedState *ss)
         : r(cs, ss), held(r), keeper{r, held}, definitions(r, held), batches{r, keeper} {}
@@ -69,6 +70,18 @@ struct Worker {
         LWLockRelease(r.c->lock);
     }
 
+    // How many servers hold a node id in this cluster (their keys under node/server/), once a
+    // second, for the view: a server whose cluster name has a typo finds itself alone.
+    void count_servers(int64_t now) {
+        if (now < next_count_ns) return;
+        next_count_ns = now + 1000000000;
+        std::vector<etcd::KeyValue> servers;
+        if (!r.etcd.range(r.prefix + "node/server/", &servers)) return;  // the view keeps the last count
+        LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
+        r.c->servers = static_cast<int32_t>(servers.size());
+        LWLockRelease(r.c->lock);
+    }
+
     void round() {
         const int64_t now = monotonic_ns();
         keeper.keep_lease(now);
@@ -84,6 +97,7 @@ struct Worker {
             }
             held.retry_deletes();
             definitions.refresh(now);
+            count_servers(now);
             if (registry::needs_advance(static_cast<int64_t>(atomic_load(&r.c->horizon_us)),
                                         generator_now_unix_ns(r.s) / 1000, held.reserve_us()))
                 held.advance(static_cast<int64_t>(atomic_load(&r.c->horizon_us)));

@@ -126,7 +126,8 @@ json absent(const std::string &key) {
 
 }  // namespace
 
-Client::Client(const std::string &endpoints, long timeout_ms) : timeout_ms_(timeout_ms) {
+Client::Client(const std::string &endpoints, const Credentials &credentials, long timeout_ms)
+    : credentials_(credentials), timeout_ms_(timeout_ms) {
     size_t start = 0;
     while (start <= endpoints.size()) {
         size_t comma = endpoints.find(',', start);
@@ -144,31 +145,92 @@ Client::~Client() {
     if (curl_ != nullptr) curl_easy_cleanup(static_cast<CURL *>(curl_));
 }
 
-bool Client::post(const std::string &path, const std::string &body, std::string *reply) {
+long Client::perform(const std::string &url, const std::string &body, std::string *reply, int *curl_code) {
     CURL *curl = static_cast<CURL *>(curl_);
-    if (curl == nullptr || endpoints_.empty()) {
-        error_ = curl == nullptr ? "libcurl could not be initialised" : "no etcd endpoint";
+    reply->clear();
+    curl_easy_reset(curl);
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM of libcurl's in a PostgreSQL process
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms_);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms_);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, reply);
+    // TLS: the peer and its name are always verified (libcurl's defaults, never turned off).
+    if (!credentials_.cacert.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, credentials_.cacert.c_str());
+    if (!credentials_.cert.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, credentials_.cert.c_str());
+    if (!credentials_.key.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, credentials_.key.c_str());
+    struct curl_slist *headers = nullptr;
+    const std::string authorization = "Authorization: " + token_;
+    if (!token_.empty()) headers = curl_slist_append(headers, authorization.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    char detail[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail);
+    *curl_code = curl_easy_perform(curl);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
+    transport_detail_ = detail;
+    curl_slist_free_all(headers);
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    return status;
+}
+
+// etcd answers a request whose token it no longer knows (expired, or a member restarted) with
+// "invalid auth token" (HTTP 401 through the gateway): the token is taken anew, once.
+static bool token_refused(long status, const std::string &reply) {
+    return status == 401 || reply.find("invalid auth token") != std::string::npos;
+}
+
+// libcurl's message, with its detail when it has one (TLS errors name the certificate's fault).
+// A member that refuses this server's client certificate under TLS 1.3 closes the connection
+// after the handshake, which libcurl reports only as a failure to send or receive.
+std::string Client::transport_error(int rc) const {
+    std::string text = curl_easy_strerror(static_cast<CURLcode>(rc));
+    if (!transport_detail_.empty() && transport_detail_ != text) text += " (" + transport_detail_ + ")";
+    if ((rc == CURLE_SEND_ERROR || rc == CURLE_RECV_ERROR) && !credentials_.cacert.empty())
+        text += "; over TLS this is how etcd refuses a client certificate (expired, from another CA, or none)";
+    return text;
+}
+
+bool Client::authenticate() {
+    if (credentials_.user.empty() || !token_.empty()) return true;
+    const std::string body = json{{"name", credentials_.user}, {"password", credentials_.password}}.dump();
+    std::string reply;
+    int rc = 0;
+    const long status = perform(endpoints_[current_] + "/v3/auth/authenticate", body, &reply, &rc);
+    const json r = json::parse(reply, nullptr, false);
+    if (rc == CURLE_OK && status == 200 && r.is_object() && r.contains("token") && r["token"].is_string()) {
+        token_ = r["token"].get<std::string>();
+        return true;
+    }
+    error_ = endpoints_[current_] + ": authenticating as etcd user \"" + credentials_.user + "\": " +
+             (rc != CURLE_OK ? transport_error(rc) : "HTTP " + std::to_string(status) + " " + reply.substr(0, 200));
+    return false;
+}
+
+bool Client::post(const std::string &path, const std::string &body, std::string *reply) {
+    if (curl_ == nullptr || endpoints_.empty()) {
+        error_ = curl_ == nullptr ? "libcurl could not be initialised" : "no etcd endpoint";
         return false;
     }
     for (size_t tried = 0; tried < endpoints_.size(); tried++) {
-        const std::string url = endpoints_[current_] + path;
-        reply->clear();
-        curl_easy_reset(curl);
-        curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-        curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM of libcurl's in a PostgreSQL process
-        curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms_);
-        curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms_);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
-        curl_easy_setopt(curl, CURLOPT_WRITEDATA, reply);
-        const CURLcode rc = curl_easy_perform(curl);
+        int rc = CURLE_OK;
         long status = 0;
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-        if (rc == CURLE_OK && status == 200) return true;
-        error_ = endpoints_[current_] + ": " +
-                 (rc != CURLE_OK ? std::string(curl_easy_strerror(rc)) : "HTTP " + std::to_string(status) + " " + *reply);
+        bool authenticated = true;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            authenticated = authenticate();
+            if (!authenticated) break;
+            status = perform(endpoints_[current_] + path, body, reply, &rc);
+            if (rc == CURLE_OK && status == 200 && !token_refused(status, *reply)) return true;
+            if (rc != CURLE_OK || token_.empty() || !token_refused(status, *reply)) break;
+            token_.clear();  // refused: authenticate again and repeat the request once
+        }
+        if (authenticated)  // (otherwise error_ says why authenticating failed)
+            error_ = endpoints_[current_] + ": " +
+                     (rc != CURLE_OK ? transport_error(rc) : "HTTP " + std::to_string(status) + " " + reply->substr(0, 200));
         current_ = (current_ + 1) % endpoints_.size();
+        token_.clear();  // a simple token is one member's: the next member needs its own
     }
     return false;
 }

@@ -6,6 +6,11 @@
 //
 // Endpoints are tried in turn, starting with the one that answered last, so one member down
 // costs one timeout and the next call goes straight to a live member.
+//
+// A production etcd: https:// endpoints checked against a CA file (else the system's store),
+// a client certificate and key for etcd's --client-cert-auth, and etcd's user authentication
+// (a token from /v3/auth/authenticate, sent with every request and taken anew when etcd says it
+// is no longer valid: tokens expire, and a restarted member forgets simple tokens).
 #pragma once
 
 #include <cstdint>
@@ -25,10 +30,20 @@ struct KeyValue {
 // A whole decimal int64 (etcd's int64 fields, the values idgen stores); false otherwise.
 bool parse_int64(const std::string &text, int64_t *v);
 
+// How to reach etcd beyond its URLs; an empty field is not used.
+struct Credentials {
+    std::string cacert;    // PEM file of the CA that signed the members' certificates
+    std::string cert;      // PEM file of this client's certificate (--client-cert-auth)
+    std::string key;       // PEM file of its private key
+    std::string user;      // etcd user (auth enabled)
+    std::string password;
+};
+
 class Client {
 public:
-    // endpoints: "http://host:port" URLs, comma separated; timeout_ms per request.
-    Client(const std::string &endpoints, long timeout_ms);
+    // endpoints: "http://host:port" or "https://host:port" URLs, comma separated; timeout_ms per
+    // request.
+    Client(const std::string &endpoints, const Credentials &credentials, long timeout_ms);
     ~Client();
     Client(const Client &) = delete;
     Client &operator=(const Client &) = delete;
@@ -56,15 +71,23 @@ public:
 
 private:
     bool post(const std::string &path, const std::string &body, std::string *reply);
+    // One request to the current endpoint: the curl code and HTTP status, the reply.
+    long perform(const std::string &url, const std::string &body, std::string *reply, int *curl_code);
+    // A token for the user (when one is set and none is held); false with error_ otherwise.
+    bool authenticate();
+    std::string transport_error(int curl_code) const;
     // post() and parse: false (with error_) on a transport error, bad JSON or an error object.
     bool call(const std::string &path, const nlohmann::json &body, nlohmann::json *out);
     bool failure_value(const nlohmann::json &r, std::string *current);
 
     std::vector<std::string> endpoints_;
+    Credentials credentials_;
+    std::string token_;  // etcd's auth token, "" while none is held
     size_t current_ = 0;
     long timeout_ms_;
     void *curl_;
     std::string error_;
+    std::string transport_detail_;  // libcurl's error buffer of the last request
 };
 
 }  // namespace idgen::pg::etcd

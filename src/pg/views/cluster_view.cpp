@@ -1,10 +1,12 @@
 // The idgen_registry view: this server's lease in etcd as the registry worker last published it
-// (cluster_shared.hpp), one row; state 'off' without cluster mode.
+// (cluster_shared.hpp), one row; state 'off' without cluster mode. The schema of 0.7.0 and before
+// has the first eight columns only: the row is formed with the columns the caller's schema has.
 #include "core/base/atomic_word.hpp"
 #include "core/registry/registry_lease.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/settings.hpp"
 
 extern "C" {
 #include "funcapi.h"
@@ -17,14 +19,14 @@ extern "C" {
 PG_FUNCTION_INFO_V1(idgen_registry);
 }
 
-// state, node_id, lease_id, lease_left, horizon, attaches, detaches, last_error
+// state, node_id, lease_id, lease_left, horizon, attaches, detaches, last_error, cluster, servers
 Datum idgen_registry(PG_FUNCTION_ARGS) {
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
         elog(ERROR, "idgen: _idgen_registry must return a record");
     desc = BlessTupleDesc(desc);
-    Datum values[8] = {};
-    bool nulls[8] = {false, true, true, true, true, false, false, true};
+    Datum values[10] = {};
+    bool nulls[10] = {false, true, true, true, true, false, false, true, true, true};
     ClusterShared *c = cluster_shared();
     if (c == nullptr) {
         values[0] = CStringGetTextDatum("off");
@@ -36,9 +38,16 @@ Datum idgen_registry(PG_FUNCTION_ARGS) {
     const int64_t lease_id = c->lease_id;
     const int64_t attaches = c->attaches;
     const int64_t detaches = c->detaches;
+    const int32_t servers = c->servers;
     char last_error[kErrorText];
     strlcpy(last_error, c->last_error, sizeof last_error);
     LWLockRelease(c->lock);
+    values[8] = CStringGetTextDatum(registry_cluster);
+    nulls[8] = false;
+    if (servers >= 0) {
+        values[9] = Int32GetDatum(servers);
+        nulls[9] = false;
+    }
     const ClaimWord server{atomic_load(&c->server_word)};
     const int64_t deadline = static_cast<int64_t>(atomic_load(&c->deadline_ns));
     const int64_t now = monotonic_ns();

@@ -1,0 +1,151 @@
+# Cluster mode against an etcd as production runs it: https:// endpoints whose certificates are
+# checked against a CA, client certificates required (etcd's --client-cert-auth), and etcd's
+# user authentication. A server with the right CA, certificate and password attaches and issues
+# ids; when its token stops being valid ("invalid auth token": it expired unused, or, as here,
+# an administrator turned auth off and on again) the server takes a new one at its next request
+# and goes on. One with another CA, an expired
+# certificate, no certificate or a wrong password never attaches, refuses every generator that
+# carries a node id with 55000, and says why in idgen_registry.last_error.
+# Needs Debian's etcd-server, etcd-client and openssl (skipped without them).
+use strict;
+use warnings;
+use Time::HiRes qw(time sleep);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IdgenTest;
+use IdgenEtcd;
+
+if (my @missing = (IdgenEtcd::missing_programs(), grep { !-x "/usr/bin/$_" } qw(openssl faketime))) {
+    plan skip_all => "@missing not installed (Debian packages etcd-server, etcd-client, openssl, faketime)";
+}
+
+my $certs = IdgenEtcd::make_certificates(PostgreSQL::Test::Utils::tempdir('certs'));
+my $etcd = IdgenEtcd->new(members => 1, tls => $certs);
+$etcd->start;
+# Users: root (etcd's auth needs it) and idgen, who may read and write the cluster's keys only.
+$etcd->etcdctl('user', 'add', 'root:root-secret');
+$etcd->etcdctl('user', 'add', 'idgen:idgen-secret');
+$etcd->etcdctl('role', 'add', 'idgen');
+$etcd->etcdctl('role', 'grant-permission', 'idgen', '--prefix=true', 'readwrite', $_) for '/tls/', '/tls2/';
+$etcd->etcdctl('user', 'grant-role', 'idgen', 'idgen');
+$etcd->etcdctl('auth', 'enable');
+$etcd->{user} = 'root:root-secret';
+
+my %good = (registry_cacert => $certs->{ca}, registry_cert => $certs->{client_cert},
+            registry_key => $certs->{client_key}, registry_user => 'idgen', registry_password => 'idgen-secret');
+sub conf {
+    my (%set) = @_;
+    return "idgen.registry = '" . $etcd->client_urls . "'\nidgen.registry_cluster = 'tls'\nidgen.registry_lease = 3\n"
+      . join('', map { "idgen.$_ = '$set{$_}'\n" } grep { defined $set{$_} } sort keys %set);
+}
+
+sub registry_state {
+    my ($s) = @_;
+    return $s->safe_psql('postgres', q{SELECT state || ' ' || coalesce(node_id::text, '-') FROM idgen_registry});
+}
+
+sub wait_for_state {
+    my ($s, $want, $seconds) = @_;
+    my $until = time + $seconds;
+    my $state = '';
+    while (time < $until) {
+        $state = registry_state($s);
+        return $state if $state =~ $want;
+        sleep(0.2);
+    }
+    return $state;
+}
+
+# ---- The right credentials: attached; and still attached once etcd forgot its token ---------
+my $good = idgen_node('tls_good', conf => conf(%good));
+start_node($good);
+$good->safe_psql('postgres', 'CREATE EXTENSION idgen');
+like(wait_for_state($good, qr/^attached \d+$/, 30), qr/^attached \d+$/, 'TLS, client certificate and password: attached');
+my %ids;
+my ($twice, $refused) = (0, 0);
+my $draw = sub {
+    my ($ret, $out) = $good->psql('postgres', q{SELECT uuid_v7() FROM generate_series(1, 1000)});
+    if ($ret == 0) { for (split /\n/, $out) { $twice++ if $ids{$_}++; } }
+    else { $refused++; }
+};
+$draw->() for 1 .. 3;
+like($etcd->etcdctl('get', '--prefix', '--keys-only', '/tls/node/server/'), qr{/tls/node/server/\d+}, 'its node id key is in etcd');
+
+# The view shows the cluster and how many servers hold a node id in it: a second server of the
+# cluster makes two; one whose cluster name differs (a typo, say) finds itself alone.
+my $second = idgen_node('tls_second', conf => conf(%good));
+start_node($second);
+$second->safe_psql('postgres', 'CREATE EXTENSION idgen');
+my $elsewhere = idgen_node('tls_elsewhere', conf => conf(%good) . "idgen.registry_cluster = 'tls2'\n");
+start_node($elsewhere);
+$elsewhere->safe_psql('postgres', 'CREATE EXTENSION idgen');
+sub cluster_servers {
+    my ($s, $want) = @_;
+    my $got = '';
+    for (1 .. 50) {
+        $got = $s->safe_psql('postgres', q{SELECT cluster || ' ' || coalesce(servers::text, '-') FROM idgen_registry});
+        last if $got eq $want;
+        sleep(0.2);
+    }
+    return $got;
+}
+is(cluster_servers($good, 'tls 2'), 'tls 2', 'two servers in cluster tls, seen from the first');
+is(cluster_servers($second, 'tls 2'), 'tls 2', 'and from the second');
+is(cluster_servers($elsewhere, 'tls2 1'), 'tls2 1', 'a server whose cluster name differs is alone in its own');
+$second->stop;
+$elsewhere->stop;
+is(cluster_servers($good, 'tls 1'), 'tls 1', 'the others gone (their node ids given back), the first is alone');
+$etcd->etcdctl('auth', 'disable');    # every token etcd handed out is forgotten
+$etcd->etcdctl('auth', 'enable');
+# Keep-alives need no token (etcd does not check them); what does is every key the server reads
+# or writes: a new sequencer's definition and its node id.
+my ($next, $tries) = ('', 0);
+my $until = time + 15;
+while (time < $until) {
+    $tries++;
+    my ($ret, $out) = $good->psql('postgres', q{SELECT snowflake_create('after') \g /dev/null
+SELECT snowflake_next('after')});
+    if ($ret == 0) { $next = $out; last; }
+    sleep(0.2);
+}
+like($next, qr/^\d+$/, "after its token became invalid, a new sequencer's node id was claimed (a new token taken; $tries tries)");
+$draw->() for 1 .. 3;
+is($refused, 0, 'no uuid_v7() call refused meanwhile');
+like(registry_state($good), qr/^attached \d+$/, 'and still attached');
+is($twice, 0, scalar(keys %ids) . ' ids across the new token, none twice');
+
+# ---- Each wrong credential: never attached, 55000, and the view says why --------------------
+my $bad = idgen_node('tls_bad');
+my $base = slurp_file($bad->data_dir . '/postgresql.conf');
+my @cases = (
+    [ 'another CA', { %good, registry_cacert => $certs->{other_ca} }, qr/SSL|certificate/i ],
+    [ 'an expired client certificate', { %good, registry_cert => $certs->{expired_cert}, registry_key => $certs->{expired_key} },
+      qr/SSL|certificate|alert|handshake/i ],
+    [ 'no client certificate', { %good, registry_cert => undef, registry_key => undef }, qr/SSL|certificate|alert|handshake/i ],
+    [ 'a wrong password', { %good, registry_password => 'guess' }, qr/authenticating as etcd user "idgen".*(authentication failed|invalid)/i ],
+);
+for my $case (@cases) {
+    my ($what, $settings, $why) = @$case;
+    open my $fh, '>', $bad->data_dir . '/postgresql.conf' or die $!;
+    print $fh $base, conf(%$settings);
+    close $fh;
+    start_node($bad);
+    $bad->safe_psql('postgres', 'CREATE EXTENSION IF NOT EXISTS idgen');
+    my $error = '';
+    my $until = time + 15;
+    while (time < $until) {    # the worker's first tries may still be under way
+        $error = $bad->safe_psql('postgres', q{SELECT coalesce(last_error, '') FROM idgen_registry});
+        last if $error =~ $why;
+        sleep(0.2);
+    }
+    like($error, $why, "$what: idgen_registry.last_error says why");
+    unlike(registry_state($bad), qr/^attached/, "$what: never attached");
+    like(psql_error($bad, q{SELECT uuid_v7()}), qr/ERROR:\s+55000|detached from the registry/, "$what: uuid_v7() refused with 55000");
+    $bad->stop;
+}
+
+like(registry_state($good), qr/^attached \d+$/, 'the good server stayed attached throughout');
+$good->stop;
+$etcd->stop;
+done_testing();
