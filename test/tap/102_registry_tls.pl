@@ -115,6 +115,22 @@ is($refused, 0, 'no uuid_v7() call refused meanwhile');
 like(registry_state($good), qr/^attached \d+$/, 'and still attached');
 is($twice, 0, scalar(keys %ids) . ' ids across the new token, none twice');
 
+# ---- The registry horizon: one transaction for every node id held ------------------------------
+# A node id whose key someone deleted makes that transaction fail: each is then written on its
+# own, the lost one withdrawn, and the published horizon never runs past what etcd stored for
+# the node ids still held.
+$good->safe_psql('postgres', q{SELECT snowflake_create('pair'); SELECT snowflake_next('pair')});
+$etcd->etcdctl('del', '--prefix', '/tls/node/sequencer/pair/');
+my $published = sub { $good->safe_psql('postgres', q{SELECT (extract(epoch FROM horizon) * 1000000)::bigint FROM idgen_registry}) };
+my $before = $published->();
+my $deadline = time + 30;
+sleep(0.2) while $published->() <= $before && time < $deadline;    # the next advance (every few seconds)
+my $after = $published->();
+cmp_ok($after, '>', $before, 'the registry horizon moved on after a node key was deleted by hand');
+my ($server_node) = registry_state($good) =~ /^attached (\d+)$/;
+my $stored = $etcd->get_prefix("/tls/horizon/server/$server_node")->{"/tls/horizon/server/$server_node"} // 0;
+cmp_ok($stored, '>=', $after, "etcd stored the server's node id's horizon at or above the published one");
+
 # ---- Each wrong credential: never attached, 55000, and the view says why --------------------
 my $bad = idgen_node('tls_bad');
 my $base = slurp_file($bad->data_dir . '/postgresql.conf');

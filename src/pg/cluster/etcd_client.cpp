@@ -302,6 +302,17 @@ bool Client::put_if(const std::string &guard, const std::string &guard_value, co
     return true;
 }
 
+bool Client::put_all_if(const std::vector<std::string> &guards, const std::string &guard_value,
+                        const std::vector<std::string> &keys, const std::string &value, bool *done) {
+    json compare = json::array(), success = json::array();
+    for (const std::string &g : guards) compare.push_back(value_is(g, guard_value));
+    for (const std::string &k : keys) success.push_back(put_op(k, value, 0));
+    json r;
+    if (!call("/v3/kv/txn", json{{"compare", compare}, {"success", success}}, &r)) return false;
+    *done = bool_field(r, "succeeded");
+    return true;
+}
+
 bool Client::swap(const std::string &key, const std::string &expected, bool expect_absent, const std::string &value,
                   bool *done, std::string *current) {
     json r;

@@ -39,6 +39,10 @@ struct Credentials {
     std::string password;
 };
 
+// How many keys one transaction may guard and write: etcd refuses a transaction with more than
+// --max-txn-ops (default 128) compares or operations.
+constexpr size_t kMaxTxnKeys = 128;
+
 class Client {
 public:
     // endpoints: "http://host:port" or "https://host:port" URLs, comma separated; timeout_ms per
@@ -58,6 +62,10 @@ public:
     // Puts key = value (no lease) if `guard` still holds `guard_value`; *done says whether.
     bool put_if(const std::string &guard, const std::string &guard_value, const std::string &key,
                 const std::string &value, bool *done);
+    // Puts keys[i] = value (no lease) for every i, in one transaction, if every guards[i] still
+    // holds `guard_value`; *done says whether (all or none). At most kMaxTxnKeys keys.
+    bool put_all_if(const std::vector<std::string> &guards, const std::string &guard_value,
+                    const std::vector<std::string> &keys, const std::string &value, bool *done);
     // Puts key = value (no lease) if the key's value is still `expected` ("" and *absent*: the
     // key must not exist); *done says whether, and *current holds the value found otherwise.
     bool swap(const std::string &key, const std::string &expected, bool expect_absent, const std::string &value,

@@ -77,24 +77,51 @@ int64_t HeldNodes::reserve_us() const {
     return (int64_t{max_lead_ms} * 2 + int64_t{registry_lease_s} * 1000) * 1000;
 }
 
-// Stores the registry horizon for every node id held, then publishes it.
+// Stores the registry horizon for every node id held, then publishes it. One transaction for up
+// to kMaxTxnKeys node ids: each horizon is written only if its node id's key still holds our
+// identity, as one write each would, but all in one request. When one key is no longer ours the
+// transaction writes nothing, and each is written on its own (store_each) to find which: the
+// horizon is published only once stored for every node id still held.
 bool HeldNodes::advance(int64_t at_least) {
     const int64_t target = registry::advance_target(generator_now_unix_ns(r.s) / 1000, reserve_us(), at_least);
     const std::string value = std::to_string(target);
-    for (int i = -1; i < max_sequencers; i++) {
+    std::vector<int> held_pools;
+    for (int i = -1; i < max_sequencers; i++)
+        if (held_of(i).held) held_pools.push_back(i);
+    for (size_t start = 0; start < held_pools.size(); start += etcd::kMaxTxnKeys) {
+        const std::vector<int> chunk(held_pools.begin() + start,
+                                     held_pools.begin() + std::min(held_pools.size(), start + etcd::kMaxTxnKeys));
+        std::vector<std::string> guards, keys;
+        for (int i : chunk) {
+            guards.push_back(held_of(i).node_key);
+            keys.push_back(held_of(i).horizon_key);
+        }
+        bool all = false;
+        if (!r.etcd.put_all_if(guards, r.identity, keys, value, &all)) {
+            r.note_error("storing the registry horizon");
+            return false;
+        }
+        if (!all && !store_each(chunk, value)) return false;
+    }
+    atomic_raise(&r.c->horizon_us, static_cast<uint64_t>(target));
+    return true;
+}
+
+// The horizon written for each pool of `pools` on its own; a node id whose key is no longer ours
+// (the lease expired) is withdrawn. False when etcd did not answer.
+bool HeldNodes::store_each(const std::vector<int> &pools, const std::string &value) {
+    for (int i : pools) {
         Held &h = held_of(i);
-        if (!h.held) continue;
         bool done = false;
         if (!r.etcd.put_if(h.node_key, r.identity, h.horizon_key, value, &done)) {
             r.note_error("storing the registry horizon");
             return false;
         }
-        if (!done) {  // the key is no longer ours (the lease expired): stop using it
+        if (!done) {  // the key is no longer ours: stop using it
             publish(i, ClaimState::detached, -1);
             h = Held{};
         }
     }
-    atomic_raise(&r.c->horizon_us, static_cast<uint64_t>(target));
     return true;
 }
 

@@ -59,6 +59,7 @@ struct HeldNodes {
 
 private:
     bool used_node_ids(const std::string &pool, int32_t live, std::vector<bool> *used);
+    bool store_each(const std::vector<int> &pools, const std::string &value);
     bool store_first_horizon(const Held &h, int64_t last);
     void take_over(int64_t horizon_unix_us);
 };
