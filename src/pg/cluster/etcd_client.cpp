@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -193,8 +194,12 @@ std::string Client::transport_error(int rc) const {
     return text;
 }
 
+// A refused authentication is tried again a second later at the soonest, not at every request:
+// etcd checks a password with bcrypt, and the worker asks many times a second.
 bool Client::authenticate() {
     if (credentials_.user.empty() || !token_.empty()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < auth_retry_at_) return false;  // error_ still says why the last try failed
     const std::string body = json{{"name", credentials_.user}, {"password", credentials_.password}}.dump();
     std::string reply;
     int rc = 0;
@@ -204,6 +209,7 @@ bool Client::authenticate() {
         token_ = r["token"].get<std::string>();
         return true;
     }
+    if (rc == CURLE_OK) auth_retry_at_ = now + std::chrono::seconds(1);  // refused, not unreachable
     error_ = endpoints_[current_] + ": authenticating as etcd user \"" + credentials_.user + "\": " +
              (rc != CURLE_OK ? transport_error(rc) : "HTTP " + std::to_string(status) + " " + reply.substr(0, 200));
     return false;

@@ -13,6 +13,7 @@
 // is no longer valid: tokens expire, and a restarted member forgets simple tokens).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -91,6 +92,7 @@ private:
     std::vector<std::string> endpoints_;
     Credentials credentials_;
     std::string token_;  // etcd's auth token, "" while none is held
+    std::chrono::steady_clock::time_point auth_retry_at_{};  // no new try before (after a refusal)
     size_t current_ = 0;
     long timeout_ms_;
     void *curl_;
