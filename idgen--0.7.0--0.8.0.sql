@@ -1,5 +1,6 @@
--- idgen 0.8.0: the view idgen_registry also shows the cluster's name and how many servers hold
--- a node id in it; two catalog comments no longer name a document outside the extension.
+-- idgen 0.8.0: snowflake_timestamp and snowflake_min_id under a layout given explicitly
+-- (immutable); the view idgen_registry also shows the cluster's name and how many servers hold a
+-- node id in it; two catalog comments no longer name a document outside the extension.
 
 \echo Use "ALTER EXTENSION idgen UPDATE" to load this file. \quit
 
@@ -23,3 +24,19 @@ CREATE VIEW @extschema@.idgen_registry AS SELECT * FROM @extschema@._idgen_regis
 COMMENT ON VIEW @extschema@.idgen_registry IS
     'Cluster mode: this server''s lease in etcd (off, attaching, attached, detached), its node id, the time left before its own deadline, the registry horizon, attaches and detaches, the last registry error, the cluster''s name and how many servers hold a node id in it';
 GRANT SELECT ON @extschema@.idgen_registry TO PUBLIC;
+
+-- The same under a layout given explicitly: nothing looked up, so IMMUTABLE (generated columns,
+-- index expressions, partition bounds). The arguments are those of snowflake_create.
+CREATE FUNCTION @extschema@.snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 8192,
+        layout text DEFAULT 'idgen') RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_timestamp_of'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_timestamp(bigint, timestamptz, integer, text) IS
+    'The millisecond a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
+CREATE FUNCTION @extschema@.snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 8192,
+        layout text DEFAULT 'idgen') RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_min_id_of'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_min_id(timestamptz, timestamptz, integer, text) IS
+    'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond of ts; immutable, for partition bounds';
+

@@ -165,6 +165,21 @@ CREATE FUNCTION @extschema@.snowflake_min_id(name text, ts timestamptz) RETURNS 
 COMMENT ON FUNCTION @extschema@.snowflake_min_id(text, timestamptz) IS
     'The smallest id any node can issue in the millisecond of ts (0 before the epoch): WHERE id >= snowflake_min_id(...) is an index range scan; in the snowcast layout ids from 34.8 years after the epoch on are negative and it is negative there too (README, Snowflake sequencers)';
 
+-- The same under a layout given explicitly: nothing looked up, so IMMUTABLE (generated columns,
+-- index expressions, partition bounds). The arguments are those of snowflake_create.
+CREATE FUNCTION @extschema@.snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 8192,
+        layout text DEFAULT 'idgen') RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_timestamp_of'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_timestamp(bigint, timestamptz, integer, text) IS
+    'The millisecond a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
+CREATE FUNCTION @extschema@.snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 8192,
+        layout text DEFAULT 'idgen') RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_min_id_of'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_min_id(timestamptz, timestamptz, integer, text) IS
+    'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond of ts; immutable, for partition bounds';
+
 CREATE VIEW @extschema@.snowflake_sequencers AS
 SELECT d.name, d.epoch, d.max_nodes, d.backfill_nodes, d.layout, s.node_bits, s.counter_bits, s.node_id,
        s.state, s.ids_issued, s.last_id_time

@@ -1,10 +1,13 @@
 // The decoders of Snowflake ids (snowflake_timestamp, snowflake_node, snowflake_counter) and
-// snowflake_min_id, under the layout of the sequencer they name.
+// snowflake_min_id, under the layout of the sequencer they name; and snowflake_timestamp and
+// snowflake_min_id under a layout given explicitly, which look nothing up and so are IMMUTABLE
+// (generated columns, index expressions, partition bounds).
 #include "core/layouts/snowflake.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/functions/sequencer_call_site.hpp"
+#include "pg/sequencers/sequencer_registry.hpp"
 
 using namespace idgen;
 using namespace idgen::pg;
@@ -14,6 +17,8 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_timestamp);
 PG_FUNCTION_INFO_V1(idgen_snowflake_node);
 PG_FUNCTION_INFO_V1(idgen_snowflake_counter);
 PG_FUNCTION_INFO_V1(idgen_snowflake_min_id);
+PG_FUNCTION_INFO_V1(idgen_snowflake_timestamp_of);
+PG_FUNCTION_INFO_V1(idgen_snowflake_min_id_of);
 }
 
 static snowflake::Parts decode_arg(FunctionCallInfo fcinfo) {
@@ -39,5 +44,24 @@ Datum idgen_snowflake_min_id(PG_FUNCTION_ARGS) {
     const CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
     int64_t id = 0;
     check(snowflake::min_id(site->def.layout, unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1)), &id));
+    PG_RETURN_INT64(id);
+}
+
+// The layout given as (epoch, max_nodes, layout) from argument `first` on.
+static snowflake::Layout layout_args(FunctionCallInfo fcinfo, int first) {
+    return explicit_layout(PG_GETARG_TIMESTAMPTZ(first), PG_GETARG_INT32(first + 1), PG_GETARG_TEXT_PP(first + 2));
+}
+
+// (id bigint, epoch, max_nodes, layout) -> timestamptz
+Datum idgen_snowflake_timestamp_of(PG_FUNCTION_ARGS) {
+    snowflake::Parts parts{};
+    check(snowflake::decode(layout_args(fcinfo, 1), PG_GETARG_INT64(0), &parts));
+    PG_RETURN_TIMESTAMPTZ(timestamptz_from_unix_micros(parts.unix_ms * 1000));
+}
+
+// (ts, epoch, max_nodes, layout) -> bigint
+Datum idgen_snowflake_min_id_of(PG_FUNCTION_ARGS) {
+    int64_t id = 0;
+    check(snowflake::min_id(layout_args(fcinfo, 1), unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), &id));
     PG_RETURN_INT64(id);
 }

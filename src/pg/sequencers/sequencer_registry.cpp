@@ -53,13 +53,17 @@ static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes, snowflake
     return snowflake::Layout{unix_micros_from_timestamptz(epoch) / 1000, node_bits, 0, width};
 }
 
-int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
-                                 int32 backfill_nodes, const text *layout_name) {
-    sequencer_name_length(name, NameUse::create);
+snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name) {
     if (TIMESTAMP_NOT_FINITE(epoch))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a sequencer epoch must be a finite time")));
-    const snowflake::Layout layout = layout_of(epoch, max_nodes, layout_width(layout_name));
+    return layout_of(epoch, max_nodes, layout_width(layout_name));
+}
+
+int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
+                                 int32 backfill_nodes, const text *layout_name) {
+    sequencer_name_length(name, NameUse::create);
+    const snowflake::Layout layout = explicit_layout(epoch, max_nodes, layout_name);
     check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
     check(snowflake::check_backfill_nodes(layout, backfill_nodes), "backfill_nodes");
     return layout.max_nodes();

@@ -41,6 +41,10 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
 // The width of a layout name: 'idgen' (also for nullptr: a schema before 0.6.0 has no layout) or
 // 'snowcast'; anything else raises 22023.
 snowflake::Width layout_width(const text *layout);
+// A layout given explicitly (a finite epoch, max_nodes, the layout's name) rather than through a
+// sequencer's definition: 22023 for an epoch that is not finite or a max_nodes that is not a
+// power of two from 128 to 8192.
+snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name);
 // The name layout_width reads for `width` (the registry compares definitions by it).
 const char *layout_name(snowflake::Width width);
 
