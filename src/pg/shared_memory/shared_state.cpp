@@ -168,7 +168,7 @@ void ensure_horizon(SharedState *s, int64_t end_unix_us, int64_t now_unix_us, co
     const int64_t written = s->horizon_written_us;
     const XLogRecPtr lsn = s->horizon_written_lsn;
     LWLockRelease(s->horizon_lock);
-    // Published only once every session may trust it (state_wal.hpp); otherwise the next
+    // Published only once every session may trust it (standby_wait.hpp); otherwise the next
     // session that needs it waits for the same record itself and publishes it.
     if (lsn == InvalidXLogRecPtr || wait_for_sync_standbys(lsn, what))
         atomic_raise(&s->horizon.durable_unix_us, static_cast<uint64_t>(written));
