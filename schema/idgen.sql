@@ -450,6 +450,11 @@ CREATE FUNCTION @extschema@.uuid_v6_timestamp(u uuid) RETURNS timestamptz
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.uuid_v6_timestamp(uuid) IS
     'The time embedded in a version-6 UUID, exact to the microsecond (sub-microsecond ticks truncated); NULL if the UUID is not version 6';
+CREATE FUNCTION @extschema@.uuid_v6_min(ts timestamptz) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v6_min'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_v6_min(timestamptz) IS
+    'The smallest version-6 UUID whose time is at or after ts: id >= uuid_v6_min(ts) exactly when uuid_v6_timestamp(id) >= ts, for index range scans and partition bounds';
 CREATE FUNCTION @extschema@.uuid_v1_to_v6(u uuid) RETURNS uuid
     AS 'MODULE_PATHNAME', 'idgen_uuid_v1_to_v6'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -1,8 +1,8 @@
 -- Tables partitioned by the time inside their ids: bounds from idgen's own functions, rows routed
 -- by the time in their id (backfill and column defaults), a default partition, pruning at plan
 -- time (constant bounds) and at executor start (bounds from now()), and the immutable decoders
--- in generated columns. Which partitions a query scans is read from EXPLAIN's JSON (the same on
--- every PostgreSQL version, unlike its text).
+-- in generated columns; for Snowflake ids and version-7 and version-6 UUIDs. Which partitions a
+-- query scans is read from EXPLAIN's JSON (the same on every PostgreSQL version, unlike its text).
 CREATE EXTENSION idgen;
 SET timezone = 'UTC';
 CREATE FUNCTION scanned(query text) RETURNS text LANGUAGE plpgsql AS $$
@@ -67,26 +67,52 @@ SELECT snowflake_min_id('2026-03-02', 'infinity', 512);
 SELECT snowflake_timestamp(1, '2020-01-01', 512, 'twitter');
 \set VERBOSITY default
 
--- ---- Version-7 UUIDs ----------------------------------------------------------------------------
-CREATE TABLE events (
-    id uuid NOT NULL DEFAULT uuid_v7(),
-    created_at timestamptz NOT NULL,
-    id_time timestamptz GENERATED ALWAYS AS (uuid_v7_timestamp(id)) STORED
-) PARTITION BY RANGE (id);
-CREATE TABLE events_20260301 PARTITION OF events FOR VALUES FROM (uuid_v7_min('2026-03-01')) TO (uuid_v7_min('2026-03-02'));
-CREATE TABLE events_20260302 PARTITION OF events FOR VALUES FROM (uuid_v7_min('2026-03-02')) TO (uuid_v7_min('2026-03-03'));
-CREATE TABLE events_other PARTITION OF events DEFAULT;
-INSERT INTO events (id, created_at)
-SELECT uuid_v7_at(t), t
-FROM (VALUES ('2026-02-28 23:59:59.999999+00'::timestamptz), ('2026-03-01 00:00:00+00'), ('2026-03-01 23:59:59.999999+00'),
-             ('2026-03-02 00:00:00+00'), ('2026-03-02 23:59:59.999999+00'), ('2026-03-03 00:00:00+00')) v(t);
-INSERT INTO events (created_at) VALUES (now());
-SELECT tableoid::regclass AS partition, created_at, id_time = created_at AS id_time_is_created_at
-FROM events WHERE created_at < '2026-03-04' ORDER BY created_at;
-SELECT tableoid::regclass AS partition FROM events WHERE created_at >= '2026-03-04';
+-- ---- Version-7 and version-6 UUIDs -----------------------------------------------------------
+-- One recipe for both: a uuid-keyed table partitioned by day over 2026-03-01 and 2026-03-02 with
+-- a default partition, bounds from `bound` (uuid_v7_min, uuid_v6_min), ids by default from
+-- `generator`, id_time decoded by `decoder`; rows backfilled by `backfill` at the edges of the
+-- days (the last microsecond of a day and the first of the next), and one live row.
+CREATE FUNCTION daily_uuid_table(name text, generator text, decoder text, bound text, backfill text)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    day date;
+BEGIN
+    EXECUTE format('CREATE TABLE %I (id uuid NOT NULL DEFAULT %s(), created_at timestamptz NOT NULL,
+                    id_time timestamptz GENERATED ALWAYS AS (%s(id)) STORED) PARTITION BY RANGE (id)',
+                   name, generator, decoder);
+    FOREACH day IN ARRAY ARRAY['2026-03-01', '2026-03-02']::date[] LOOP
+        EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%s(%L)) TO (%s(%L))',
+                       name || '_' || to_char(day, 'YYYYMMDD'), name, bound, day::timestamptz, bound, (day + 1)::timestamptz);
+    END LOOP;
+    EXECUTE format('CREATE TABLE %I PARTITION OF %I DEFAULT', name || '_other', name);
+    EXECUTE format($i$INSERT INTO %I (id, created_at) SELECT %s(t), t
+                   FROM unnest('{2026-02-28 23:59:59.999999+00, 2026-03-01 00:00:00+00, 2026-03-01 23:59:59.999999+00,
+                                 2026-03-02 00:00:00+00, 2026-03-02 23:59:59.999999+00, 2026-03-03 00:00:00+00}'::timestamptz[]) t$i$,
+                   name, backfill);
+    EXECUTE format('INSERT INTO %I (created_at) VALUES (now())', name);
+END $$;
+-- Where each row went, in time order; the live row (created now, shown without its time) last.
+CREATE FUNCTION routed(tbl regclass) RETURNS TABLE (partition regclass, created_at timestamptz, id_time_is_created_at boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY EXECUTE format($q$SELECT tableoid::regclass, created_at, id_time = created_at FROM %s
+                                   WHERE created_at < '2026-03-04' ORDER BY created_at$q$, tbl);
+    RETURN QUERY EXECUTE format($q$SELECT tableoid::regclass, NULL::timestamptz, id_time BETWEEN now() - interval '1 minute' AND now()
+                                   FROM %s WHERE created_at >= '2026-03-04'$q$, tbl);
+END $$;
+
+SELECT daily_uuid_table('events', 'uuid_v7', 'uuid_v7_timestamp', 'uuid_v7_min', 'uuid_v7_at');
+SELECT * FROM routed('events');
 SELECT scanned($$SELECT * FROM events WHERE id >= uuid_v7_min('2026-03-01') AND id < uuid_v7_min('2026-03-02')$$);
 SELECT scanned($$SELECT * FROM events WHERE id >= uuid_v7_min(now() - interval '1 hour')$$);
 
-DROP TABLE orders, events;
-DROP FUNCTION scanned(text);
+-- Version 6: a version-1 table converted with uuid_v1_to_v6 is partitioned by its time too.
+SELECT daily_uuid_table('legacy', 'uuid_v6', 'uuid_v6_timestamp', 'uuid_v6_min', 'uuid_v6_at');
+INSERT INTO legacy (id, created_at) VALUES (uuid_v1_to_v6(uuid_v1_at('2026-03-02 06:00:00+00')), '2026-03-02 06:00:00+00');
+SELECT * FROM routed('legacy');
+SELECT scanned($$SELECT * FROM legacy WHERE id >= uuid_v6_min('2026-03-02') AND id < uuid_v6_min('2026-03-03')$$);
+SELECT scanned($$SELECT * FROM legacy WHERE id >= uuid_v6_min(now() - interval '1 hour')$$);
+
+DROP TABLE orders, events, legacy;
+DROP FUNCTION scanned(text), daily_uuid_table(text, text, text, text, text), routed(regclass);
 DROP EXTENSION idgen;

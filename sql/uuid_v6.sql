@@ -54,5 +54,21 @@ SELECT uuid_v6_at(NULL);
 SELECT uuid_v6_at(now(), NULL);
 SELECT uuid_v6_at('1582-10-14 23:59:59.999999+00');
 SELECT uuid_v6_at(now(), '03:00:00:00:00:01');
+
+-- uuid_v6_min: id >= uuid_v6_min(ts) exactly when uuid_v6_timestamp(id) >= ts; clock sequence
+-- and node zero; before the Gregorian reform the smallest version-6 UUID; past 60 bits, 22008.
+SELECT uuid_v6_min('2022-02-22 19:22:22+00') AS rfc_example_min,
+       uuid_v6_min('2022-02-22 19:22:22+00') <= '1ec9414c-232a-6b00-b3c8-9f6bdeced846' AS example_above,
+       uuid_v6_min('2022-02-22 19:22:22.000001+00') > '1ec9414c-232a-6b00-b3c8-9f6bdeced846' AS next_microsecond_above_example,
+       uuid_v6_min('-infinity') AS smallest,
+       uuid_v6_min('1500-01-01 00:00:00+00') = uuid_v6_min('-infinity') AS before_1582_is_smallest,
+       uuid_v6_min('5236-03-31 21:21:00.684697+00') AS largest;
+SELECT count(*) FILTER (WHERE (u >= uuid_v6_min(t)) <> (uuid_v6_timestamp(u) >= t)) AS disagreements
+FROM (SELECT uuid_v6_at('2020-02-02 00:00:00+00'::timestamptz + i * interval '1 microsecond') AS u,
+             '2020-02-02 00:00:00+00'::timestamptz + j * interval '1 microsecond' AS t
+      FROM generate_series(0, 40) i, generate_series(0, 40) j) s;
+SELECT uuid_v6_min(NULL);
+SELECT uuid_v6_min('5236-03-31 21:21:00.684698+00');
+SELECT uuid_v6_min('infinity');
 DROP TABLE live;
 DROP EXTENSION idgen;

@@ -276,3 +276,27 @@ TEST(UuidV6, SortsByTimeWhereVersion1DoesNot) {
     EXPECT_LT(std::memcmp(a6.bytes, b6.bytes, 16), 0);
     EXPECT_GT(std::memcmp(a1.bytes, b1.bytes, 16), 0);
 }
+
+// u >= v6_min_at(t) exactly when u's time is at or after t, for version-6 UUIDs of every tick,
+// clock sequence and node around the bound.
+TEST(UuidV6, MinAtIsTheExactBoundOfDecodedTimes) {
+    const int64_t base = int64_t{1763787600000} * 1000;
+    for (int64_t t = base; t < base + 50; t += 3) {
+        Uuid bound;
+        ASSERT_TRUE(uuid_v1::v6_min_at(t, &bound).ok());
+        uint64_t base_ticks;
+        ASSERT_TRUE(uuid_v1::ticks_from_unix_micros(base, &base_ticks).ok());
+        for (uint64_t ticks = base_ticks - 20; ticks < base_ticks + 600; ticks++) {
+            for (const auto &[seq, node] : {std::pair{0, uint64_t{0}}, std::pair{uuid_v1::kMaxClockSeq, uuid_v1::kMaxNode}}) {
+                Uuid u;
+                ASSERT_TRUE(uuid_v1::encode_v6(uuid_v1::Fields{ticks, seq, node}, &u).ok());
+                const bool above = std::memcmp(u.bytes, bound.bytes, 16) >= 0;
+                ASSERT_EQ(above, uuid_v1::unix_micros_from_ticks(ticks) >= t) << t << " " << ticks;
+            }
+        }
+    }
+    Uuid lowest;
+    ASSERT_TRUE(uuid_v1::v6_min_at(uuid_v1::kMinUnixMicros - 1000, &lowest).ok());
+    EXPECT_EQ(test::uuid_text(lowest), "00000000-0000-6000-8000-000000000000");
+    EXPECT_EQ(uuid_v1::v6_min_at(uuid_v1::kMaxUnixMicros + 1, &lowest).code, Errc::timestamp_out_of_range);
+}

@@ -95,6 +95,15 @@ bool decode_v6(const Uuid &u, Fields *out) noexcept {
 }
 
 // Decoded fields are in range, so the encoders cannot fail here.
+Status v6_min_at(int64_t unix_micros, Uuid *out) noexcept {
+    Fields f{0, 0, 0};
+    if (unix_micros > kMinUnixMicros) {
+        const Status s = ticks_from_unix_micros(unix_micros, &f.ticks);
+        if (!s.ok()) return s;
+    }
+    return encode_v6(f, out);
+}
+
 bool v1_to_v6(const Uuid &in, Uuid *out) noexcept {
     Fields f;
     return decode(in, &f) && encode_v6(f, out).ok();

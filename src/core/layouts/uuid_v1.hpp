@@ -52,6 +52,13 @@ Status encode_v6(const Fields &fields, Uuid *out) noexcept;
 // False, leaving *out alone, when u is not an RFC-variant version-6 UUID.
 bool decode_v6(const Uuid &u, Fields *out) noexcept;
 
+// The smallest version-6 UUID whose time is at or after the Unix time `unix_micros` (ticks,
+// clock sequence and node zero): u >= *out exactly when u's ticks are at or after that time,
+// for every version-6 u, since version 6 lays the ticks out first, most significant bits first.
+// A time before the Gregorian reform gives the smallest version-6 UUID of all;
+// Errc::timestamp_out_of_range past kMaxUnixMicros.
+Status v6_min_at(int64_t unix_micros, Uuid *out) noexcept;
+
 // The same fields in the other layout: false, leaving *out alone, when `in` is not a UUID of
 // the version converted from. Lossless both ways.
 bool v1_to_v6(const Uuid &in, Uuid *out) noexcept;

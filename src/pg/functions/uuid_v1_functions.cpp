@@ -16,6 +16,7 @@ PG_FUNCTION_INFO_V1(idgen_uuid_v1_clock_seq);
 PG_FUNCTION_INFO_V1(idgen_uuid_v1_node);
 PG_FUNCTION_INFO_V1(idgen_uuid_version);
 PG_FUNCTION_INFO_V1(idgen_uuid_v6_timestamp);
+PG_FUNCTION_INFO_V1(idgen_uuid_v6_min);
 PG_FUNCTION_INFO_V1(idgen_uuid_v1_to_v6);
 PG_FUNCTION_INFO_V1(idgen_uuid_v6_to_v1);
 }
@@ -65,6 +66,13 @@ Datum idgen_uuid_v6_timestamp(PG_FUNCTION_ARGS) {
     uuid_v1::Fields f;
     if (!uuid_v1::decode_v6(pg::uuid_from_datum(PG_GETARG_UUID_P(0)), &f)) PG_RETURN_NULL();
     PG_RETURN_TIMESTAMPTZ(pg::timestamptz_from_unix_micros(uuid_v1::unix_micros_from_ticks(f.ticks)));
+}
+
+// (ts timestamptz) -> uuid: the smallest version-6 UUID whose time is at or after ts.
+Datum idgen_uuid_v6_min(PG_FUNCTION_ARGS) {
+    Uuid out;
+    pg::check(uuid_v1::v6_min_at(pg::unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), &out));
+    PG_RETURN_UUID_P(pg::datum_from_uuid(out));
 }
 
 Datum idgen_uuid_v1_to_v6(PG_FUNCTION_ARGS) {
