@@ -24,7 +24,7 @@ IDGEN_PACKAGES=(
     libgtest-dev libipc-run-perl faketime libfaketime python3
     libclang-rt-14-dev
     libcurl4-openssl-dev nlohmann-json3-dev libpq-dev
-    patroni etcd-server etcd-client python3-psycopg2 openssl pgbouncer
+    patroni etcd-server etcd-client python3-psycopg2 openssl pgbouncer postgresql-$PG_MAJOR-partman
 )
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
