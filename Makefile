@@ -30,9 +30,11 @@ SHLIB_LINK += -L$(shell $(PG_CONFIG) --libdir) -lpq
 # The version in the magic block (PostgreSQL 18: pg_get_loaded_modules(); src/pg/boundary/pg_compat.hpp).
 PG_CPPFLAGS += -DIDGEN_VERSION='"$(EXTVERSION)"'
 
-# pg_regress: sql/*.sql against expected/*.out on a throwaway server with idgen preloaded.
+# pg_regress: sql/*.sql against expected/*.out on a throwaway server with idgen preloaded, in a
+# UTF8 database whatever the caller's locale (under LANG=C it would be SQL_ASCII, where
+# multibyte text in a message is cut differently).
 REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
-REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/idgen-test.conf
+REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/idgen-test.conf --encoding=UTF8
 
 # TAP tests with PostgreSQL::Test::Cluster; helpers in test/lib.
 PROVE_TESTS = $(sort $(wildcard test/tap/*.pl))

@@ -60,12 +60,20 @@ SELECT scanned($$SELECT * FROM orders WHERE id >= snowflake_min_id(now() - inter
 -- A bound before the epoch is the smallest id (0); past the layout's 41 bits of milliseconds
 -- (69.7 years), or with a layout that cannot be, an error rather than a silent partition.
 SELECT snowflake_min_id('2019-12-31', '2020-01-01', 512);
+-- An epoch off a millisecond counts from the millisecond before it, towards the past, as every
+-- layout rounds times (before 1970 as after).
+SELECT snowflake_timestamp(1, '1969-12-31 23:59:59.9995+00') AS before_1970, snowflake_timestamp(1, '2020-01-01 00:00:00.0005+00') AS after_1970;
 \set VERBOSITY sqlstate
 SELECT snowflake_min_id('2090-01-01', '2020-01-01', 512);
 SELECT snowflake_min_id('2026-03-02', '2020-01-01', 100);
 SELECT snowflake_min_id('2026-03-02', 'infinity', 512);
 SELECT snowflake_timestamp(1, '2020-01-01', 512, 'twitter');
+-- An epoch so late that an id's time is past PostgreSQL's last timestamp: an error, not a value
+-- PostgreSQL cannot hold.
+SELECT snowflake_timestamp(9223372036854775807, '294276-01-01 00:00:00+00');
 \set VERBOSITY default
+-- A long name in a message is cut at a character's edge, so the message stays valid text.
+SELECT snowflake_timestamp(1, '2020-01-01', 512, repeat('€', 30));
 
 -- ---- Version-7 and version-6 UUIDs -----------------------------------------------------------
 -- One recipe for both: a uuid-keyed table partitioned by day over 2026-03-01 and 2026-03-02 with

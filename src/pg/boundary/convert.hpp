@@ -24,7 +24,8 @@ inline int64_t unix_micros_from_timestamptz(TimestampTz ts) {
     return ts + kPostgresEpochUnixMicros;
 }
 
-// Only for times the core produced from a valid range, so no overflow is possible.
+// Only for times the core produced from a valid range, so no overflow is possible (a Snowflake
+// time under an explicit epoch is checked by its decoder).
 inline TimestampTz timestamptz_from_unix_micros(int64_t unix_micros) {
     return unix_micros - kPostgresEpochUnixMicros;
 }

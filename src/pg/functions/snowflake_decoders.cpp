@@ -21,6 +21,19 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_timestamp_of);
 PG_FUNCTION_INFO_V1(idgen_snowflake_min_id_of);
 }
 
+// The millisecond of an id as a timestamptz. A named sequencer's epoch lies between 1970 and its
+// creation, so its ids' times always fit; a layout given explicitly may have an epoch within the
+// 41-bit field's 69.7 years of PostgreSQL's last timestamp (294276 AD), past which the time of an
+// id is an error rather than a value PostgreSQL cannot hold.
+static TimestampTz timestamptz_of_unix_ms(int64_t unix_ms) {
+    // From Unix's epoch to PostgreSQL's in milliseconds first: PostgreSQL's last years overflow
+    // an int64 of Unix microseconds, not one of its own.
+    TimestampTz ts = 0;
+    if (__builtin_mul_overflow(unix_ms - kPostgresEpochUnixMicros / 1000, int64_t{1000}, &ts) || !IS_VALID_TIMESTAMP(ts))
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("timestamp out of range")));
+    return ts;
+}
+
 static snowflake::Parts decode_arg(FunctionCallInfo fcinfo) {
     const CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
     snowflake::Parts parts{};
@@ -29,7 +42,7 @@ static snowflake::Parts decode_arg(FunctionCallInfo fcinfo) {
 }
 
 Datum idgen_snowflake_timestamp(PG_FUNCTION_ARGS) {
-    PG_RETURN_TIMESTAMPTZ(timestamptz_from_unix_micros(decode_arg(fcinfo).unix_ms * 1000));
+    PG_RETURN_TIMESTAMPTZ(timestamptz_of_unix_ms(decode_arg(fcinfo).unix_ms));
 }
 
 Datum idgen_snowflake_node(PG_FUNCTION_ARGS) {
@@ -56,7 +69,7 @@ static snowflake::Layout layout_args(FunctionCallInfo fcinfo, int first) {
 Datum idgen_snowflake_timestamp_of(PG_FUNCTION_ARGS) {
     snowflake::Parts parts{};
     check(snowflake::decode(layout_args(fcinfo, 1), PG_GETARG_INT64(0), &parts));
-    PG_RETURN_TIMESTAMPTZ(timestamptz_from_unix_micros(parts.unix_ms * 1000));
+    PG_RETURN_TIMESTAMPTZ(timestamptz_of_unix_ms(parts.unix_ms));
 }
 
 // (ts, epoch, max_nodes, layout) -> bigint

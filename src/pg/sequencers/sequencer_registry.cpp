@@ -3,6 +3,8 @@
 // when their drop commits.
 #include "pg/sequencers/sequencer_registry.hpp"
 
+#include "core/base/arithmetic.hpp"
+
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
@@ -13,11 +15,18 @@ extern "C" {
 #include "common/hashfn.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "mb/pg_wchar.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 }
 
 namespace idgen::pg {
+
+// How much of a name to quote in a message: at most 64 bytes, cut at a character's edge (a cut
+// inside a multibyte character would make the message itself invalid in the server encoding).
+static int quoted_length(const char *chars, int len) {
+    return pg_mbcliplen(chars, len, 64);
+}
 
 int sequencer_name_length(const text *name, NameUse use) {
     const int len = VARSIZE_ANY_EXHDR(name);
@@ -26,7 +35,8 @@ int sequencer_name_length(const text *name, NameUse use) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a Snowflake sequencer name must be 1 to %d bytes long", NAMEDATALEN - 1)));
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-                    errmsg("Snowflake sequencer \"%.*s\" does not exist", len > 64 ? 64 : len, VARDATA_ANY(name))));
+                    errmsg("Snowflake sequencer \"%.*s\" does not exist", quoted_length(VARDATA_ANY(name), len),
+                           VARDATA_ANY(name))));
     pg_unreachable();
 }
 
@@ -41,7 +51,7 @@ snowflake::Width layout_width(const text *layout) {
     if (len == 5 && memcmp(chars, "idgen", 5) == 0) return snowflake::Width::bits63;
     if (len == 8 && memcmp(chars, "snowcast", 8) == 0) return snowflake::Width::bits64;
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("unknown Snowflake layout \"%.*s\"", len > 64 ? 64 : len, chars),
+                    errmsg("unknown Snowflake layout \"%.*s\"", quoted_length(chars, len), chars),
                     errhint("Use 'idgen' (the default: ids stay positive) or 'snowcast' (all 64 bits, as snowcast "
                             "lays them out: twice the ids per millisecond).")));
     pg_unreachable();
@@ -50,7 +60,8 @@ snowflake::Width layout_width(const text *layout) {
 static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes, snowflake::Width width) {
     int node_bits = 0;
     check(snowflake::node_bits_for(max_nodes, &node_bits), "max_nodes");
-    return snowflake::Layout{unix_micros_from_timestamptz(epoch) / 1000, node_bits, 0, width};
+    // The epoch's millisecond rounded towards the past, as every layout rounds times.
+    return snowflake::Layout{floor_div(unix_micros_from_timestamptz(epoch), 1000), node_bits, 0, width};
 }
 
 snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name) {
