@@ -1,0 +1,412 @@
+-- idgen's stateless functions in plain SQL, for hosted PostgreSQL (15 and later) where no C
+-- extension can be installed: no library, no shared_preload_libraries, no superuser. The UUID
+-- codec and the decoders of version-1, -6 and -7 UUIDs, locality UUIDs, unique timestamps and
+-- Snowflake ids (with the layout given explicitly), under the C extension's names, signatures
+-- and labels, with its results, NULLs and errors (SQLSTATE and message).
+-- The generators need the C extension's shared memory and are not here.
+-- sql/hosted_differential.sql checks every function against the C extension.
+--
+-- Install into a schema of your choice, which must come first in search_path while this file
+-- runs; the functions find each other there whatever the callers' search_path:
+--   CREATE SCHEMA idgen;
+--   PGOPTIONS=-csearch_path=idgen psql -f hosted/idgen_hosted.sql
+--
+-- unique_timestamp_host reads idgen.unique_timestamp_digits as the C extension does (2 when
+-- unset or empty, else 2 or 3). Without the library it is a plain custom setting: SET it, pass
+-- it in the connection's options, or, where your role may (a superuser, or GRANT SET ON
+-- PARAMETER), ALTER DATABASE mydb SET idgen.unique_timestamp_digits = 3.
+--
+-- How it is written. The functions are SQL with standard bodies (RETURN ...), which bind the
+-- names they use when created and which the planner inlines into the calling query; the
+-- decoders of UUIDs cut the bits they need out of the UUID with _idgen_uuid_field. The planner
+-- inlines a STRICT function only if its body has no CASE, COALESCE, AND or OR and the like, so
+-- "NULL unless" is _idgen_when's arithmetic; and it does not inline a helper whose argument is
+-- an expensive expression used more than once in the helper's body, which is why what needs one
+-- value several times (the time of a UUID, the layout of a UUID built from a time) is PL/pgSQL.
+-- PL/pgSQL is also what raises the C extension's errors. It names built-in functions only,
+-- since it looks names up when it runs, in the caller's search_path. The _checked helpers
+-- return a value read from an input once the input passes their check; like any argument the
+-- value is computed first, and no input they refuse makes computing it fail.
+
+-- ---- Internal helpers -------------------------------------------------------------------------
+
+CREATE FUNCTION _idgen_uuid_field(u uuid, first_bit integer, bits integer) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN substring(('x' || encode(uuid_send(u), 'hex'))::bit(128) FROM first_bit + 1 FOR bits)::bigint;
+COMMENT ON FUNCTION _idgen_uuid_field(uuid, integer, integer) IS
+    'internal: bits first_bit .. first_bit + bits - 1 of a UUID (bit 0 the most significant, bits < 64) as an unsigned number';
+
+-- (A CASE would read better but keeps the STRICT functions that use it from being inlined.)
+CREATE FUNCTION _idgen_when(condition boolean, value bigint) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN value + ('{NULL,0}'::bigint[])[condition::integer + 1];
+COMMENT ON FUNCTION _idgen_when(boolean, bigint) IS
+    'internal: value when condition is true, else NULL';
+
+-- ±infinity, and the last years of PostgreSQL's range whose microseconds overflow int64, become
+-- the int64 extremes, which every range check rejects.
+CREATE FUNCTION _idgen_unix_micros(ts timestamptz) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN numeric_smaller(numeric_larger(extract(epoch FROM timezone(interval '0', ts)) * 1000000,
+                                      -9223372036854775808),
+                       9223372036854775807)::bigint;
+COMMENT ON FUNCTION _idgen_unix_micros(timestamptz) IS
+    'internal: microseconds since 1970-01-01 00:00 UTC, clamped into int64 as the C extension clamps them';
+
+-- Whole days, then what is left of a day: a float factor of an interval is exact below 2^53,
+-- which a count of milliseconds or microseconds can pass. Milliseconds as well as microseconds,
+-- so that Snowflake ids never multiply theirs into an int64 that overflows.
+CREATE FUNCTION _idgen_timestamptz(unix_ms bigint, micros bigint) RETURNS timestamptz
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+BEGIN
+    RETURN timezone(interval '0', timestamp '1970-01-01 00:00:00'
+                                  + interval '1 day' * (unix_ms / 86400000 + micros / 86400000000)
+                                  + interval '1 millisecond' * (unix_ms % 86400000)
+                                  + interval '1 microsecond' * (micros % 86400000000));
+END
+$$;
+COMMENT ON FUNCTION _idgen_timestamptz(bigint, bigint) IS
+    'internal: the time unix_ms milliseconds and micros microseconds after 1970-01-01 00:00 UTC, exactly';
+
+-- ---- Version-1 and version-6 UUIDs ------------------------------------------------------------
+-- The same fields in two orders (RFC 9562 sections 5.1 and 5.6):
+--   version 1: time_low(32) time_mid(16) version(4)=1 time_high(12) variant(2)=10 clock_seq(14) node(48)
+--   version 6: time's top 48 bits, version(4)=6, time's low 12 bits, then as version 1
+-- The time is a 60-bit count of 100 ns ticks since 1582-10-15 00:00 UTC, 1970-01-01 being tick
+-- 122192928000000000.
+
+CREATE FUNCTION _idgen_gregorian_ticks(unix_micros bigint) RETURNS bigint
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+BEGIN
+    -- 1582-10-15 00:00:00 .. 5236-03-31 21:21:00.684697 UTC: the ticks that fit in 60 bits.
+    IF unix_micros NOT BETWEEN -12219292800000000 AND 103072857660684697 THEN
+        RAISE EXCEPTION 'timestamp out of range for a version-1 UUID' USING ERRCODE = '22008';
+    END IF;
+    RETURN unix_micros * 10 + 122192928000000000;
+END
+$$;
+COMMENT ON FUNCTION _idgen_gregorian_ticks(bigint) IS
+    'internal: the 100 ns ticks since 1582-10-15 of a Unix time in microseconds; 22008 outside 60 bits';
+
+CREATE FUNCTION _idgen_time_uuid(version integer, ticks bigint, clock_seq integer, node bigint) RETURNS uuid
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+DECLARE
+    time_and_version bigint;  -- the first 64 bits
+BEGIN
+    IF clock_seq NOT BETWEEN 0 AND 16383 THEN
+        RAISE EXCEPTION 'clock sequence % is out of range 0..16383', clock_seq USING ERRCODE = '22003';
+    END IF;
+    IF version = 1 THEN
+        time_and_version := ((ticks & 4294967295) << 32) | (((ticks >> 32) & 65535) << 16) | 4096 | (ticks >> 48);
+    ELSE
+        time_and_version := ((ticks >> 12) << 16) | 24576 | (ticks & 4095);
+    END IF;
+    RETURN (lpad(to_hex(time_and_version), 16, '0') || to_hex(32768 | clock_seq) || lpad(to_hex(node), 12, '0'))::uuid;
+END
+$$;
+COMMENT ON FUNCTION _idgen_time_uuid(integer, bigint, integer, bigint) IS
+    'internal: the version-1 or version-6 UUID of 60-bit ticks, a clock sequence (22003 outside 0..16383) and a 48-bit node';
+
+CREATE FUNCTION _idgen_gregorian_timestamptz(ticks bigint) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_timestamptz(0, ticks / 10 - 12219292800000000);
+COMMENT ON FUNCTION _idgen_gregorian_timestamptz(bigint) IS
+    'internal: the time of 100 ns ticks since 1582-10-15, sub-microsecond ticks truncated';
+
+CREATE FUNCTION uuid_version(u uuid) RETURNS smallint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_when(_idgen_uuid_field(u, 64, 2) = 2, _idgen_uuid_field(u, 48, 4))::smallint;
+COMMENT ON FUNCTION uuid_version(uuid) IS
+    'The version nibble of an RFC 4122/9562 UUID; NULL when the variant is not RFC 4122/9562 (nil, NCS, Microsoft, future)';
+
+CREATE FUNCTION _idgen_v1_ticks(u uuid) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_when(uuid_version(u) = 1, (_idgen_uuid_field(u, 52, 12) << 48)
+                                        | (_idgen_uuid_field(u, 32, 16) << 32)
+                                        | _idgen_uuid_field(u, 0, 32));
+COMMENT ON FUNCTION _idgen_v1_ticks(uuid) IS
+    'internal: the 60-bit time of a version-1 UUID; NULL for other UUIDs';
+
+CREATE FUNCTION _idgen_v6_ticks(u uuid) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_when(uuid_version(u) = 6, (_idgen_uuid_field(u, 0, 48) << 12) | _idgen_uuid_field(u, 52, 12));
+COMMENT ON FUNCTION _idgen_v6_ticks(uuid) IS
+    'internal: the 60-bit time of a version-6 UUID; NULL for other UUIDs';
+
+CREATE FUNCTION form_uuid_v1(ts timestamptz, clock_seq integer, node macaddr) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_time_uuid(1, _idgen_gregorian_ticks(_idgen_unix_micros(ts)), clock_seq,
+                        ('x' || encode(macaddr_send(node), 'hex'))::bit(48)::bigint);
+COMMENT ON FUNCTION form_uuid_v1(timestamptz, integer, macaddr) IS
+    'RFC 4122 version-1 UUID built from a time (1582-10-15 .. 5236-03-31 UTC, microsecond precision), a clock sequence (0..16383) and a 48-bit node';
+
+CREATE FUNCTION uuid_v1_timestamp(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_gregorian_timestamptz(_idgen_v1_ticks(u));
+COMMENT ON FUNCTION uuid_v1_timestamp(uuid) IS
+    'The time embedded in a version-1 UUID, exact to the microsecond (sub-microsecond ticks truncated); NULL if the UUID is not version 1';
+
+CREATE FUNCTION uuid_v1_clock_seq(u uuid) RETURNS integer
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_when(uuid_version(u) = 1, _idgen_uuid_field(u, 66, 14))::integer;
+COMMENT ON FUNCTION uuid_v1_clock_seq(uuid) IS
+    'The 14-bit clock sequence of a version-1 UUID; NULL if the UUID is not version 1';
+
+CREATE FUNCTION uuid_v1_node(u uuid) RETURNS macaddr
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN lpad(to_hex(_idgen_when(uuid_version(u) = 1, _idgen_uuid_field(u, 80, 48))), 12, '0')::macaddr;
+COMMENT ON FUNCTION uuid_v1_node(uuid) IS
+    'The 48-bit node of a version-1 UUID as a MAC address; NULL if the UUID is not version 1';
+
+CREATE FUNCTION uuid_v6_timestamp(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_gregorian_timestamptz(_idgen_v6_ticks(u));
+COMMENT ON FUNCTION uuid_v6_timestamp(uuid) IS
+    'The time embedded in a version-6 UUID, exact to the microsecond (sub-microsecond ticks truncated); NULL if the UUID is not version 6';
+
+-- Version 6 lays the ticks out first, most significant bits first, so the UUID of a time's
+-- ticks with clock sequence and node zero is at or below every version-6 UUID of that time or
+-- later. Before the Gregorian reform: the smallest version-6 UUID of all.
+CREATE FUNCTION uuid_v6_min(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_time_uuid(6, _idgen_gregorian_ticks(_idgen_unix_micros(timestamptz_larger(ts, '1582-10-15 00:00:00+00'))), 0, 0);
+COMMENT ON FUNCTION uuid_v6_min(timestamptz) IS
+    'The smallest version-6 UUID whose time is at or after ts: id >= uuid_v6_min(ts) exactly when uuid_v6_timestamp(id) >= ts, for index range scans and partition bounds';
+
+CREATE FUNCTION uuid_v1_to_v6(u uuid) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_time_uuid(6, _idgen_v1_ticks(u), _idgen_uuid_field(u, 66, 14)::integer, _idgen_uuid_field(u, 80, 48));
+COMMENT ON FUNCTION uuid_v1_to_v6(uuid) IS
+    'The version-6 UUID with the same time, clock sequence and node as a version-1 UUID (lossless); NULL if the UUID is not version 1';
+
+CREATE FUNCTION uuid_v6_to_v1(u uuid) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_time_uuid(1, _idgen_v6_ticks(u), _idgen_uuid_field(u, 66, 14)::integer, _idgen_uuid_field(u, 80, 48));
+COMMENT ON FUNCTION uuid_v6_to_v1(uuid) IS
+    'The version-1 UUID with the same time, clock sequence and node as a version-6 UUID (lossless); NULL if the UUID is not version 6';
+
+-- ---- Version-7 UUIDs --------------------------------------------------------------------------
+--   unix_ts_ms(48) version(4)=7 fraction(12) variant(2)=10 rand_b(62)
+-- The fraction counts steps of 1/4096 ms (RFC 9562 section 6.2, method 3): every microsecond
+-- has steps of its own, so a microsecond is stored and read back exactly.
+
+CREATE FUNCTION uuid_v7_timestamp(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_timestamptz(_idgen_when(uuid_version(u) = 7, _idgen_uuid_field(u, 0, 48)),
+                          _idgen_uuid_field(u, 52, 12) * 1000 / 4096);
+COMMENT ON FUNCTION uuid_v7_timestamp(uuid) IS
+    'The time embedded in a version-7 UUID: its millisecond and the sub-millisecond fraction after it (RFC 9562 method 3), to the microsecond; NULL if the UUID is not version 7';
+
+CREATE FUNCTION _idgen_v7_min_uuid(unix_micros bigint) RETURNS uuid
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+BEGIN
+    IF unix_micros > 281474976710655999 THEN  -- 10889-08-02 05:31:50.655999 UTC, the last of 2^48 ms
+        RAISE EXCEPTION 'timestamp out of range for a version-7 UUID (1970-01-01 to 10889-08-02)' USING ERRCODE = '22008';
+    END IF;
+    -- The microsecond's first step, ceil(us * 4096 / 1000), and rand_b zero.
+    RETURN (lpad(to_hex(unix_micros / 1000), 12, '0') || '7'
+            || lpad(to_hex((unix_micros % 1000 * 4096 + 999) / 1000), 3, '0') || '8000000000000000')::uuid;
+END
+$$;
+COMMENT ON FUNCTION _idgen_v7_min_uuid(bigint) IS
+    'internal: the smallest version-7 UUID of a Unix time in microseconds (0 or later); 22008 past 10889-08-02';
+
+-- Before 1970: the smallest version-7 UUID of all.
+CREATE FUNCTION uuid_v7_min(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_v7_min_uuid(_idgen_unix_micros(timestamptz_larger(ts, '1970-01-01 00:00:00+00')));
+COMMENT ON FUNCTION uuid_v7_min(timestamptz) IS
+    'The smallest version-7 UUID whose time is at or after ts: id >= uuid_v7_min(ts) exactly when uuid_v7_timestamp(id) >= ts, for index range scans and partition bounds';
+
+-- ---- Locality UUIDs (Groupon's "version b") ---------------------------------------------------
+--   counter(32) pid(16) version(4)=b mac(28) unix_ms(48)
+-- The counter's hex digits are written reversed in the variable mode; the variant bits belong
+-- to the MAC fragment.
+
+CREATE FUNCTION _idgen_locality_checked(value anyelement, u uuid) RETURNS anyelement
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+BEGIN
+    IF get_byte(uuid_send(u), 6) >> 4 <> 11 THEN
+        RAISE EXCEPTION 'not a locality UUID: its version digit is not b' USING ERRCODE = '22023';
+    END IF;
+    RETURN value;
+END
+$$;
+COMMENT ON FUNCTION _idgen_locality_checked(anyelement, uuid) IS
+    'internal: value, read from u, once u is known to be a locality UUID (22023 if not)';
+
+CREATE FUNCTION locality_uuid_timestamp(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_locality_checked(_idgen_timestamptz(_idgen_uuid_field(u, 80, 48), 0), u);
+COMMENT ON FUNCTION locality_uuid_timestamp(uuid) IS
+    'The millisecond a locality UUID was made in; error 22023 if its version digit is not b';
+
+CREATE FUNCTION locality_uuid_pid(u uuid) RETURNS integer
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_locality_checked(_idgen_uuid_field(u, 32, 16)::integer, u);
+COMMENT ON FUNCTION locality_uuid_pid(uuid) IS
+    'The process id (modulo 65536) in a locality UUID; error 22023 if its version digit is not b';
+
+CREATE FUNCTION locality_uuid_mac(u uuid) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_locality_checked(lpad(to_hex(_idgen_uuid_field(u, 52, 28)), 7, '0'), u);
+COMMENT ON FUNCTION locality_uuid_mac(uuid) IS
+    'The 28-bit MAC fragment in a locality UUID, as 7 hex digits; error 22023 if its version digit is not b';
+
+CREATE FUNCTION locality_uuid_counter(u uuid) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_locality_checked(('x' || reverse(left(u::text, 8)))::bit(32)::bigint, u);
+COMMENT ON FUNCTION locality_uuid_counter(uuid) IS
+    'The variable-mode counter of a locality UUID (its first 8 hex digits un-reversed); error 22023 if its version digit is not b';
+
+-- ---- Unique timestamps ------------------------------------------------------------------------
+-- Nanoseconds since 1970 whose last idgen.unique_timestamp_digits decimal digits are a host id.
+
+CREATE FUNCTION _idgen_unique_timestamp_checked(value anyelement, ts bigint) RETURNS anyelement
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+BEGIN
+    IF ts < 0 THEN
+        RAISE EXCEPTION 'a unique timestamp is never negative' USING ERRCODE = '22003';
+    END IF;
+    RETURN value;
+END
+$$;
+COMMENT ON FUNCTION _idgen_unique_timestamp_checked(anyelement, bigint) IS
+    'internal: value, read from ts, once ts is known to be a unique timestamp (22003 if negative)';
+
+CREATE FUNCTION _idgen_unique_timestamp_unit() RETURNS bigint
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+AS $$
+DECLARE
+    digits text := current_setting('idgen.unique_timestamp_digits', true);
+BEGIN
+    IF digits IS NULL OR digits IN ('', '2') THEN
+        RETURN 100;
+    ELSIF digits = '3' THEN
+        RETURN 1000;
+    END IF;
+    RAISE EXCEPTION 'invalid value for parameter "idgen.unique_timestamp_digits": "%"', digits
+        USING ERRCODE = '22023', HINT = 'It must be 2 or 3.';
+END
+$$;
+COMMENT ON FUNCTION _idgen_unique_timestamp_unit() IS
+    'internal: 10 to the power of idgen.unique_timestamp_digits (2 when unset)';
+
+CREATE FUNCTION _idgen_iso_text(t timestamp) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN lpad(extract(year FROM t)::integer::text, 4, '0') || '-'
+       || lpad(extract(month FROM t)::integer::text, 2, '0') || '-'
+       || lpad(extract(day FROM t)::integer::text, 2, '0') || 'T'
+       || lpad(extract(hour FROM t)::integer::text, 2, '0') || ':'
+       || lpad(extract(minute FROM t)::integer::text, 2, '0') || ':'
+       || lpad(extract(second FROM t)::integer::text, 2, '0');
+COMMENT ON FUNCTION _idgen_iso_text(timestamp) IS
+    'internal: a timestamp of whole seconds as YYYY-MM-DDTHH:MM:SS, whatever DateStyle says';
+
+CREATE FUNCTION unique_timestamp_text(ts bigint) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_unique_timestamp_checked(
+           _idgen_iso_text(timestamp '1970-01-01 00:00:00' + interval '1 second' * (ts / 1000000000))
+           || '.' || lpad((ts % 1000000000)::text, 9, '0'),
+           ts);
+COMMENT ON FUNCTION unique_timestamp_text(bigint) IS
+    'A unique timestamp as UTC text with nine fractional digits, e.g. 2021-12-28T14:07:02.954100128';
+
+CREATE FUNCTION unique_timestamp_host(ts bigint) RETURNS integer
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+RETURN _idgen_unique_timestamp_checked((ts % _idgen_unique_timestamp_unit())::integer, ts);
+COMMENT ON FUNCTION unique_timestamp_host(bigint) IS
+    'The host (node) id in the last idgen.unique_timestamp_digits digits of a unique timestamp';
+
+CREATE FUNCTION unique_timestamp_to_timestamptz(ts bigint) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_unique_timestamp_checked(_idgen_timestamptz(0, ts / 1000), ts);
+COMMENT ON FUNCTION unique_timestamp_to_timestamptz(bigint) IS
+    'A unique timestamp as timestamptz (sub-microsecond digits truncated)';
+
+-- ---- Snowflake ids under a layout given explicitly --------------------------------------------
+-- The top 41 of an id's `width` bits are milliseconds since the epoch (read unsigned), node and
+-- counter share the rest: width 63 in layout idgen (the sign bit stays 0), 64 in snowcast's.
+-- The epoch's millisecond is its Unix microseconds divided by 1000 towards the past, as every
+-- layout rounds times (numeric division: exact, then floored).
+
+CREATE FUNCTION _idgen_snowflake_width(epoch timestamptz, max_nodes integer, layout text) RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+DECLARE
+    quoted text;
+BEGIN
+    IF NOT isfinite(epoch) THEN
+        RAISE EXCEPTION 'a sequencer epoch must be a finite time' USING ERRCODE = '22023';
+    END IF;
+    IF layout NOT IN ('idgen', 'snowcast') THEN
+        quoted := left(layout, 64);  -- at most 64 bytes of it
+        WHILE octet_length(quoted) > 64 LOOP
+            quoted := left(quoted, -1);
+        END LOOP;
+        RAISE EXCEPTION 'unknown Snowflake layout "%"', quoted USING ERRCODE = '22023',
+            HINT = 'Use ''idgen'' (the default: ids stay positive) or ''snowcast'' (all 64 bits, as snowcast lays them out: twice the ids per millisecond).';
+    END IF;
+    IF max_nodes NOT BETWEEN 128 AND 8192 THEN
+        RAISE EXCEPTION 'max_nodes: node count % is outside 128..8192', max_nodes USING ERRCODE = '22023';
+    END IF;
+    RETURN CASE layout WHEN 'idgen' THEN 63 ELSE 64 END;
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_width(timestamptz, integer, text) IS
+    'internal: how many bits of 64 the ids of a layout span (63 or 64), once the layout is known to be valid (22023 if not)';
+
+CREATE FUNCTION _idgen_snowflake_time_field(id bigint, width integer) RETURNS bigint
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+BEGIN
+    IF id < 0 AND width = 63 THEN
+        RAISE EXCEPTION 'a Snowflake id is never negative in a layout that keeps the sign bit 0' USING ERRCODE = '22003';
+    END IF;
+    RETURN (id >> (width - 41)) & 2199023255551;  -- 2^41 - 1: the field read unsigned
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_time_field(bigint, integer) IS
+    'internal: the milliseconds since the epoch of a Snowflake id (22003 for a negative id of width 63)';
+
+CREATE FUNCTION _idgen_snowflake_min_id(unix_micros bigint, epoch_ms bigint, width integer) RETURNS bigint
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+DECLARE
+    ms bigint;
+BEGIN
+    -- unix_micros may be an int64 extreme (±infinity): compare before subtracting.
+    IF unix_micros < epoch_ms * 1000 THEN
+        RETURN 0;
+    END IF;
+    ms := unix_micros / 1000 - (unix_micros % 1000 < 0)::integer - epoch_ms;  -- the millisecond, floored
+    IF unix_micros > 9223372036854774807 OR ms > 2199023255551 THEN
+        RAISE EXCEPTION 'timestamp is past the end of the sequencer''s 41-bit time field' USING ERRCODE = '22008';
+    END IF;
+    RETURN ms << (width - 41);  -- in width 64 the top bit may be set: a negative id
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_min_id(bigint, bigint, integer) IS
+    'internal: the first id of the millisecond of a Unix time in microseconds (0 before the epoch; 22008 past the time field)';
+
+CREATE FUNCTION snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 8192,
+        layout text DEFAULT 'idgen') RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
+                          + _idgen_snowflake_time_field(id, _idgen_snowflake_width(epoch, max_nodes, layout)), 0);
+COMMENT ON FUNCTION snowflake_timestamp(bigint, timestamptz, integer, text) IS
+    'The millisecond a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
+
+CREATE FUNCTION snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 8192,
+        layout text DEFAULT 'idgen') RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_snowflake_min_id(_idgen_unix_micros(ts), floor(_idgen_unix_micros(epoch) / 1000.0)::bigint,
+                               _idgen_snowflake_width(epoch, max_nodes, layout));
+COMMENT ON FUNCTION snowflake_min_id(timestamptz, timestamptz, integer, text) IS
+    'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond of ts; immutable, for partition bounds';
