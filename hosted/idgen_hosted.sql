@@ -1,10 +1,13 @@
--- idgen's stateless functions in plain SQL, for hosted PostgreSQL (15 and later) where no C
--- extension can be installed: no library, no shared_preload_libraries, no superuser. The UUID
--- codec and the decoders of version-1, -6 and -7 UUIDs, locality UUIDs, unique timestamps and
--- Snowflake ids (with the layout given explicitly), under the C extension's names, signatures
--- and labels, with its results, NULLs and errors (SQLSTATE and message).
--- The generators need the C extension's shared memory and are not here.
--- sql/hosted_differential.sql checks every function against the C extension.
+-- idgen in plain SQL, for hosted PostgreSQL (15 and later) where no C extension can be
+-- installed: no library, no shared_preload_libraries, no superuser. The UUID codec and the
+-- decoders of version-1, -6 and -7 UUIDs, locality UUIDs, unique timestamps and Snowflake ids
+-- (with the layout given explicitly), under the C extension's names, signatures and labels,
+-- with its results, NULLs and errors (SQLSTATE and message): sql/hosted_differential.sql checks
+-- every one against the C extension. And the generators uuid_v7, uuid_v7_at, uuid_v1_at,
+-- uuid_v6_at and snowflake_next (with snowflake_create and snowflake_drop), unique by
+-- construction from PostgreSQL's sequences (their section says how; what they promise beside
+-- the C extension is in the README; test/tap/111_hosted_generators.pl tests it). The rest of the
+-- C extension's generators need its shared memory and are not here.
 --
 -- Install into a schema of your choice, which must come first in search_path while this file
 -- runs; the functions find each other there whatever the callers' search_path:
@@ -24,7 +27,9 @@
 -- an expensive expression used more than once in the helper's body, which is why what needs one
 -- value several times (the time of a UUID, the layout of a UUID built from a time) is PL/pgSQL.
 -- PL/pgSQL is also what raises the C extension's errors. It names built-in functions only,
--- since it looks names up when it runs, in the caller's search_path. The _checked helpers
+-- since it looks names up when it runs, in the caller's search_path (what works on the
+-- edition's tables and sequences is given them as arguments by a SQL function that names them,
+-- bound when created). The _checked helpers
 -- return a value read from an input once the input passes their check; like any argument the
 -- value is computed first, and no input they refuse makes computing it fail.
 
@@ -200,25 +205,27 @@ RETURN _idgen_timestamptz(_idgen_when(uuid_version(u) = 7, _idgen_uuid_field(u, 
 COMMENT ON FUNCTION uuid_v7_timestamp(uuid) IS
     'The time embedded in a version-7 UUID: its millisecond and the sub-millisecond fraction after it (RFC 9562 method 3), to the microsecond; NULL if the UUID is not version 7';
 
-CREATE FUNCTION _idgen_v7_min_uuid(unix_micros bigint) RETURNS uuid
+CREATE FUNCTION _idgen_v7_uuid(unix_micros bigint, rand_b bigint) RETURNS uuid
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 BEGIN
-    IF unix_micros > 281474976710655999 THEN  -- 10889-08-02 05:31:50.655999 UTC, the last of 2^48 ms
+    -- 1970-01-01 .. 10889-08-02 05:31:50.655999 UTC: the 2^48 milliseconds of the field.
+    IF unix_micros NOT BETWEEN 0 AND 281474976710655999 THEN
         RAISE EXCEPTION 'timestamp out of range for a version-7 UUID (1970-01-01 to 10889-08-02)' USING ERRCODE = '22008';
     END IF;
-    -- The microsecond's first step, ceil(us * 4096 / 1000), and rand_b zero.
+    -- The microsecond's first step, ceil(us * 4096 / 1000); rand_b's top two bits become the variant.
     RETURN (lpad(to_hex(unix_micros / 1000), 12, '0') || '7'
-            || lpad(to_hex((unix_micros % 1000 * 4096 + 999) / 1000), 3, '0') || '8000000000000000')::uuid;
+            || lpad(to_hex((unix_micros % 1000 * 4096 + 999) / 1000), 3, '0')
+            || to_hex((rand_b & 4611686018427387903) | -9223372036854775808))::uuid;
 END
 $$;
-COMMENT ON FUNCTION _idgen_v7_min_uuid(bigint) IS
-    'internal: the smallest version-7 UUID of a Unix time in microseconds (0 or later); 22008 past 10889-08-02';
+COMMENT ON FUNCTION _idgen_v7_uuid(bigint, bigint) IS
+    'internal: the version-7 UUID of a Unix time in microseconds (22008 outside 1970-01-01 .. 10889-08-02) with the low 62 bits of rand_b';
 
 -- Before 1970: the smallest version-7 UUID of all.
 CREATE FUNCTION uuid_v7_min(ts timestamptz) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN _idgen_v7_min_uuid(_idgen_unix_micros(timestamptz_larger(ts, '1970-01-01 00:00:00+00')));
+RETURN _idgen_v7_uuid(_idgen_unix_micros(timestamptz_larger(ts, '1970-01-01 00:00:00+00')), 0);
 COMMENT ON FUNCTION uuid_v7_min(timestamptz) IS
     'The smallest version-7 UUID whose time is at or after ts: id >= uuid_v7_min(ts) exactly when uuid_v7_timestamp(id) >= ts, for index range scans and partition bounds';
 
@@ -410,3 +417,234 @@ RETURN _idgen_snowflake_min_id(_idgen_unix_micros(ts), floor(_idgen_unix_micros(
                                _idgen_snowflake_width(epoch, max_nodes, layout));
 COMMENT ON FUNCTION snowflake_min_id(timestamptz, timestamptz, integer, text) IS
     'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond of ts; immutable, for partition bounds';
+
+-- ---- Generators: unique by construction, from sequences ---------------------------------------
+-- SQL has no shared memory; what it can trust on one server is a sequence: nextval never gives
+-- a value twice, across sessions, crashes (a sequence is WAL-logged ahead of the values it
+-- hands out), dump and restore (pg_dump carries its position) and failover as far as the WAL
+-- the standby received goes. Every id below holds a sequence value whole, so two ids differ
+-- wherever their values do, whatever the clock says; the clock only orders them.
+
+-- The serial numbers of the UUID generators: 48 bits (281 trillion ids; past that nextval
+-- raises an error rather than wrap). Each session takes 64 at a time (CACHE): the sessions do
+-- not queue on the sequence for every id, and the ranges they take never overlap; a session's
+-- unused numbers are skipped, never handed out again.
+CREATE SEQUENCE _idgen_uuid_serial MAXVALUE 281474976710655 NO CYCLE CACHE 64;
+COMMENT ON SEQUENCE _idgen_uuid_serial IS
+    'internal: the serial number inside every UUID the generators make (uuid_v7, uuid_v7_at, uuid_v1_at, uuid_v6_at)';
+
+-- A UUID's 62 bits after the variant: the serial (48 bits) and 14 random bits after it, so
+-- that ids of one microsecond sort in the order of their serials.
+CREATE FUNCTION _idgen_serial_bits() RETURNS bigint
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN (nextval('_idgen_uuid_serial') << 14) | floor(random() * 16384)::bigint;
+COMMENT ON FUNCTION _idgen_serial_bits() IS
+    'internal: a new serial number (48 bits) and 14 random bits, as the 62 bits of a UUID after its variant';
+
+-- NULL is an error for the *_at generators, as in the C extension.
+CREATE FUNCTION _idgen_required(ts timestamptz, caller text) RETURNS timestamptz
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+BEGIN
+    IF ts IS NULL THEN
+        RAISE EXCEPTION '%(ts): ts must not be NULL', caller USING ERRCODE = '22004';
+    END IF;
+    RETURN ts;
+END
+$$;
+COMMENT ON FUNCTION _idgen_required(timestamptz, text) IS
+    'internal: ts, or error 22004 naming the caller when it is NULL';
+
+CREATE FUNCTION uuid_v7() RETURNS uuid
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN _idgen_v7_uuid(_idgen_unix_micros(clock_timestamp()), _idgen_serial_bits());
+COMMENT ON FUNCTION uuid_v7() IS
+    'RFC 9562 version-7 UUID of now, to the microsecond, unique by construction: its last 62 bits hold a serial number from a sequence (plain-SQL edition)';
+
+CREATE FUNCTION uuid_v7_at(ts timestamptz) RETURNS uuid
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN _idgen_v7_uuid(_idgen_unix_micros(_idgen_required(ts, 'uuid_v7_at')), _idgen_serial_bits());
+COMMENT ON FUNCTION uuid_v7_at(timestamptz) IS
+    'Version-7 UUID whose time is exactly ts (to the microsecond), unique by construction as uuid_v7() (plain-SQL edition)';
+
+-- Versions 1 and 6: the serial fills the clock sequence (its low 14 bits) and the node (the
+-- rest, under the multicast bit that marks a node which is not a network card's: 01:00:00:…).
+CREATE FUNCTION _idgen_serial_time_uuid(version integer, ticks bigint, serial bigint) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_time_uuid(version, ticks, (serial & 16383)::integer, (serial >> 14) | 1099511627776);
+COMMENT ON FUNCTION _idgen_serial_time_uuid(integer, bigint, bigint) IS
+    'internal: the version-1 or version-6 UUID of ticks whose clock sequence and node hold a serial number';
+
+CREATE FUNCTION _idgen_serial_uuid_at(version integer, ts timestamptz, caller text) RETURNS uuid
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN _idgen_serial_time_uuid(version, _idgen_gregorian_ticks(_idgen_unix_micros(_idgen_required(ts, caller))),
+                               nextval('_idgen_uuid_serial'));
+COMMENT ON FUNCTION _idgen_serial_uuid_at(integer, timestamptz, text) IS
+    'internal: the version-1 or version-6 UUID of exactly ts with a new serial number';
+
+CREATE FUNCTION uuid_v1_at(ts timestamptz) RETURNS uuid
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN _idgen_serial_uuid_at(1, ts, 'uuid_v1_at');
+COMMENT ON FUNCTION uuid_v1_at(timestamptz) IS
+    'Version-1 UUID whose time is exactly ts (to the microsecond), unique by construction: its clock sequence and node hold a serial number from a sequence (plain-SQL edition)';
+
+CREATE FUNCTION uuid_v6_at(ts timestamptz) RETURNS uuid
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN _idgen_serial_uuid_at(6, ts, 'uuid_v6_at');
+COMMENT ON FUNCTION uuid_v6_at(timestamptz) IS
+    'uuid_v1_at(ts) in version 6''s layout: time exactly ts, unique by construction from the same serial numbers (plain-SQL edition)';
+
+-- ---- Snowflake sequencers ---------------------------------------------------------------------
+-- A sequencer's sequence counts (milliseconds since the epoch << counter bits) | counter, and an
+-- id is its value with the node id put between the two parts: distinct values, distinct ids.
+-- The sequence keeps up with the clock: when nextval gives a value of a millisecond before now,
+-- the sequence jumps to now's first value and nextval is called again. A jump must never move
+-- the sequence below a value already handed out, so every nextval holds the sequencer's
+-- advisory lock shared, a jump holds it exclusively and goes to the larger of now's first value
+-- and the sequence's last: no value is handed out while a jump reads and moves the sequence.
+-- When the clock steps back the values stay ahead of it (their time is then in its future)
+-- until it catches up: never a value twice.
+
+CREATE TABLE snowflake_definitions (
+    name text PRIMARY KEY CHECK (octet_length(name) BETWEEN 1 AND 63),
+    epoch timestamptz NOT NULL,
+    max_nodes integer NOT NULL CHECK (max_nodes IN (128, 256, 512, 1024, 2048, 4096, 8192)),
+    backfill_nodes integer NOT NULL CHECK (backfill_nodes >= 0 AND backfill_nodes < max_nodes),
+    layout text NOT NULL CHECK (layout IN ('idgen', 'snowcast')),
+    node_bits integer NOT NULL,
+    counter_bits integer NOT NULL,
+    serial regclass NOT NULL
+);
+COMMENT ON TABLE snowflake_definitions IS
+    'Snowflake sequencer definitions of the plain-SQL edition, each with its sequence; change them with snowflake_create and snowflake_drop';
+
+CREATE FUNCTION _idgen_snowflake_create(definitions regclass, name text, epoch timestamptz, max_nodes integer,
+        backfill_nodes integer, layout text) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    schema text := (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = definitions);
+    width integer;
+    node_bits integer := length(ltrim(max_nodes::bit(32)::text, '0')) - 1;
+    serial text;
+    existing record;
+BEGIN
+    IF name IS NULL OR epoch IS NULL OR max_nodes IS NULL OR backfill_nodes IS NULL OR layout IS NULL THEN
+        RAISE EXCEPTION 'snowflake_create: name, epoch, max_nodes, backfill_nodes and layout must not be NULL'
+            USING ERRCODE = '22004';
+    END IF;
+    EXECUTE format('SELECT %s._idgen_snowflake_width($1, $2, $3)', schema) INTO width USING epoch, max_nodes, layout;
+    IF epoch < '1970-01-01 00:00:00+00' OR epoch > clock_timestamp() THEN
+        RAISE EXCEPTION 'a sequencer epoch must lie between 1970-01-01 and now' USING ERRCODE = '22023';
+    END IF;
+    IF octet_length(name) NOT BETWEEN 1 AND 63 THEN
+        RAISE EXCEPTION 'a Snowflake sequencer name must be 1 to 63 bytes long' USING ERRCODE = '22023';
+    END IF;
+    IF backfill_nodes NOT BETWEEN 0 AND max_nodes - 1 THEN
+        RAISE EXCEPTION 'backfill_nodes must be 0 to %', max_nodes - 1 USING ERRCODE = '22023';
+    END IF;
+    EXECUTE format('SELECT * FROM %s WHERE name = $1 FOR UPDATE', definitions) INTO existing USING name;
+    IF existing IS NOT NULL THEN
+        IF (existing.epoch, existing.max_nodes, existing.backfill_nodes, existing.layout)
+           IS DISTINCT FROM (epoch, max_nodes, backfill_nodes, layout) THEN
+            RAISE EXCEPTION 'Snowflake sequencer "%" already exists with a different definition', name
+                USING ERRCODE = '42710', HINT = 'Drop it first to change it.';
+        END IF;
+        RETURN;
+    END IF;
+    serial := format('%I.%I', schema, '_idgen_snowflake_' || md5(name));
+    EXECUTE format('CREATE SEQUENCE %s MINVALUE 0 MAXVALUE %s NO CYCLE', serial,
+                   (2199023255552::numeric * 2 ^ (width - 41 - node_bits) - 1)::bigint);
+    EXECUTE format('INSERT INTO %s VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', definitions)
+        USING name, epoch, max_nodes, backfill_nodes, layout, node_bits, width - 41 - node_bits, serial::regclass;
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_create(regclass, text, timestamptz, integer, integer, text) IS
+    'internal: snowflake_create''s work, given the definitions table (whose schema holds the edition)';
+
+CREATE FUNCTION snowflake_create(name text, epoch timestamptz DEFAULT '2020-01-01 00:00:00+00',
+        max_nodes integer DEFAULT 8192, backfill_nodes integer DEFAULT 0, layout text DEFAULT 'idgen') RETURNS void
+    LANGUAGE sql VOLATILE
+BEGIN ATOMIC
+    SELECT _idgen_snowflake_create('snowflake_definitions'::regclass, name, epoch, max_nodes, backfill_nodes, layout);
+END;
+COMMENT ON FUNCTION snowflake_create(text, timestamptz, integer, integer, text) IS
+    'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits, the rest a per-millisecond counter, in 63 bits (layout idgen) or 64 (snowcast); does nothing if it exists with the same definition (plain-SQL edition: the ids come from a sequence of its own)';
+
+CREATE FUNCTION _idgen_snowflake_next(name text, d snowflake_definitions) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+AS $$
+DECLARE
+    lock_key integer := d.serial::oid::integer;
+    node integer := coalesce(nullif(current_setting('idgen.node_id', true), ''), '0')::integer;
+    now_value bigint;
+    v bigint;
+BEGIN
+    IF d IS NULL THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = '42704';
+    END IF;
+    IF node NOT BETWEEN 0 AND d.max_nodes - d.backfill_nodes - 1 THEN
+        RAISE EXCEPTION 'idgen.node_id % is not a live node id of Snowflake sequencer "%" (0 to %)',
+            node, name, d.max_nodes - d.backfill_nodes - 1 USING ERRCODE = '22023';
+    END IF;
+    -- now's first value: this millisecond since the epoch, counter 0.
+    now_value := (floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                  - floor(extract(epoch FROM d.epoch) * 1000)::bigint) << d.counter_bits;
+    PERFORM pg_advisory_lock_shared(1768842596, lock_key);   -- 'idgd'
+    BEGIN
+        v := nextval(d.serial);
+    EXCEPTION WHEN others THEN
+        PERFORM pg_advisory_unlock_shared(1768842596, lock_key);
+        RAISE;
+    END;
+    PERFORM pg_advisory_unlock_shared(1768842596, lock_key);
+    IF v < now_value THEN
+        PERFORM pg_advisory_lock(1768842596, lock_key);
+        BEGIN
+            -- No nextval runs now: the sequence's last value is every value handed out.
+            IF pg_sequence_last_value(d.serial) < now_value THEN
+                PERFORM setval(d.serial, now_value, false);
+            END IF;
+            v := nextval(d.serial);
+        EXCEPTION WHEN others THEN
+            PERFORM pg_advisory_unlock(1768842596, lock_key);
+            RAISE;
+        END;
+        PERFORM pg_advisory_unlock(1768842596, lock_key);
+    END IF;
+    RETURN ((v >> d.counter_bits) << (d.node_bits + d.counter_bits)) | (node::bigint << d.counter_bits)
+           | (v & ((1::bigint << d.counter_bits) - 1));
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_next(text, snowflake_definitions) IS
+    'internal: snowflake_next''s work, given the sequencer''s definition (NULL: it does not exist)';
+
+CREATE FUNCTION snowflake_next(name text) RETURNS bigint
+    LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
+RETURN _idgen_snowflake_next(name, (SELECT d FROM snowflake_definitions d WHERE d.name = snowflake_next.name));
+COMMENT ON FUNCTION snowflake_next(text) IS
+    'The next Snowflake id of the named sequencer: now''s millisecond, idgen.node_id (0 when unset), a counter; unique by construction from the sequencer''s sequence (plain-SQL edition)';
+
+CREATE FUNCTION _idgen_snowflake_drop(definitions regclass, name text) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    serial regclass;
+BEGIN
+    EXECUTE format('DELETE FROM %s WHERE name = $1 RETURNING serial', definitions) INTO serial USING name;
+    IF serial IS NULL THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = '42704';
+    END IF;
+    EXECUTE format('DROP SEQUENCE %s', serial);
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_drop(regclass, text) IS
+    'internal: snowflake_drop''s work, given the definitions table';
+
+CREATE FUNCTION snowflake_drop(name text) RETURNS void
+    LANGUAGE sql VOLATILE
+BEGIN ATOMIC
+    SELECT _idgen_snowflake_drop('snowflake_definitions'::regclass, name);
+END;
+COMMENT ON FUNCTION snowflake_drop(text) IS
+    'Drops a Snowflake sequencer and its sequence (plain-SQL edition)';

@@ -2,7 +2,8 @@
 # server without idgen preloaded and without its extension, a role that is not a superuser,
 # `psql -f` into a schema of the role's own. Every function of the edition is SQL or PL/pgSQL,
 # none needs the library, and each finds the others whatever the caller's search_path.
-# (sql/hosted_differential.sql compares its answers with the C extension's.)
+# (sql/hosted_differential.sql compares its answers with the C extension's;
+# 111_hosted_generators.pl tests its generators.)
 use strict;
 use warnings;
 use File::Basename qw(dirname);
