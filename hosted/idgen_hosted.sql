@@ -455,9 +455,22 @@ $$;
 COMMENT ON FUNCTION _idgen_required(timestamptz, text) IS
     'internal: ts, or error 22004 naming the caller when it is NULL';
 
+-- uuid_v7()'s layout without _idgen_v7_uuid's range check (now is in range until 2540, where
+-- unix_micros * 512 would overflow) and in one SQL expression that names each argument once, so
+-- that the planner inlines it: no PL/pgSQL call, whose per-transaction set-up would cost a
+-- short transaction more than the id. ceil(unix_micros * 4096 / 1000) is the millisecond times
+-- 4096 plus the microsecond's first step, so its 15 hex digits are the UUID's first 12 and the
+-- 3 after the version digit.
+CREATE FUNCTION _idgen_v7_now_uuid(unix_micros bigint, rand_b bigint) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN (overlay(lpad(to_hex((unix_micros * 512 + 124) / 125), 15, '0') PLACING '7' FROM 13 FOR 0)
+        || to_hex((rand_b & 4611686018427387903) | -9223372036854775808))::uuid;
+COMMENT ON FUNCTION _idgen_v7_now_uuid(bigint, bigint) IS
+    'internal: the version-7 UUID of a Unix time in microseconds (1970 .. 2540, unchecked) with the low 62 bits of rand_b';
+
 CREATE FUNCTION uuid_v7() RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
-RETURN _idgen_v7_uuid(_idgen_unix_micros(clock_timestamp()), _idgen_serial_bits());
+RETURN _idgen_v7_now_uuid(_idgen_unix_micros(clock_timestamp()), _idgen_serial_bits());
 COMMENT ON FUNCTION uuid_v7() IS
     'RFC 9562 version-7 UUID of now, to the microsecond, unique by construction: its last 62 bits hold a serial number from a sequence (plain-SQL edition)';
 
