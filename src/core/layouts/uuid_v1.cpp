@@ -94,7 +94,6 @@ bool decode_v6(const Uuid &u, Fields *out) noexcept {
     return true;
 }
 
-// Decoded fields are in range, so the encoders cannot fail here.
 Status v6_min_at(int64_t unix_micros, Uuid *out) noexcept {
     Fields f{0, 0, 0};
     if (unix_micros > kMinUnixMicros) {
@@ -104,6 +103,7 @@ Status v6_min_at(int64_t unix_micros, Uuid *out) noexcept {
     return encode_v6(f, out);
 }
 
+// Decoded fields are in range, so the encoders cannot fail here.
 bool v1_to_v6(const Uuid &in, Uuid *out) noexcept {
     Fields f;
     return decode(in, &f) && encode_v6(f, out).ok();
