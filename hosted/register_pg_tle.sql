@@ -1,0 +1,29 @@
+-- Registers the plain-SQL edition (idgen_hosted.sql beside this file) with pg_tle, as the
+-- extension idgen_hosted, on a service that offers pg_tle but no C extension of ours. The
+-- extension's script is the edition's file as it is, so both ways of installing it give the same
+-- functions; what this adds is that the edition's state is then an extension's configuration,
+-- which pg_dump must dump: the Snowflake sequencers' definitions and the serial numbers of the
+-- UUID generators (pg_extension_config_dump; the sequencers' own sequences are made by
+-- snowflake_create, after CREATE EXTENSION, so they are not the extension's and pg_dump dumps
+-- them as it dumps any sequence). Without those two lines a restored database would know no
+-- sequencer and would hand out the UUID serial numbers again from the start.
+--
+-- Run it with psql from the top directory of the idgen checkout (it reads the edition and the
+-- version from there), as a role that may install pg_tle extensions (pgtle_admin):
+--   psql -d mydb -c 'CREATE EXTENSION IF NOT EXISTS pg_tle'    (the service's administrator role)
+--   psql -d mydb -f hosted/register_pg_tle.sql
+-- and then, as any role that may create a schema in that database:
+--   CREATE SCHEMA idgen;
+--   CREATE EXTENSION idgen_hosted SCHEMA idgen;
+
+\set ON_ERROR_STOP on
+\set edition `cat hosted/idgen_hosted.sql`
+\set version `sed -n "s/^default_version = '\(.*\)'/\1/p" idgen.control`
+\set description 'idgen in plain SQL: decoders of time-based ids, and generators unique by construction from sequences'
+
+SELECT pgtle.install_extension('idgen_hosted', :'version', :'description', :'edition' || $members$
+
+-- pg_dump dumps these two as the extension's configuration (added by hosted/register_pg_tle.sql).
+SELECT pg_catalog.pg_extension_config_dump('snowflake_definitions', '');
+SELECT pg_catalog.pg_extension_config_dump('_idgen_uuid_serial', '');
+$members$);
