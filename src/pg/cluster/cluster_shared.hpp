@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "core/clocks/logical_clock.hpp"
+#include "core/registry/claim_word.hpp"
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/wall_clock.hpp"
 
@@ -36,22 +37,8 @@ extern "C" {
 
 namespace idgen::pg {
 
-enum class ClaimState : uint32_t {
-    pending = 0,    // not known to the worker yet, or being registered
-    attached = 1,   // holds `node`
-    detached = 2,   // holds no node id: none free, the lease lost, or given back
-    destroyed = 3,  // the sequencer was dropped somewhere in the cluster
-};
-
-// A claim's atomic word: change count (bits 40..63), state (32..39), node id (0..31).
-struct ClaimWord {
-    uint64_t raw;
-    ClaimState state() const { return static_cast<ClaimState>((raw >> 32) & 0xFF); }
-    int32_t node() const { return static_cast<int32_t>(raw & 0xFFFFFFFF); }
-    static ClaimWord next(ClaimWord prev, ClaimState s, int32_t node) {
-        return ClaimWord{((prev.raw >> 40) + 1) << 40 | uint64_t(uint32_t(s)) << 32 | uint32_t(node)};
-    }
-};
+using registry::ClaimState;
+using registry::ClaimWord;
 
 // What a backend asks the worker to do with a claim (bits of `requests`).
 enum ClaimRequest : uint32_t {

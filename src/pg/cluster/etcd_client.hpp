@@ -20,13 +20,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/registry/key_value.hpp"
+
 namespace idgen::pg::etcd {
 
-struct KeyValue {
-    std::string key;
-    std::string value;
-    int64_t lease = 0;
-};
+using KeyValue = registry::KeyValue;
 
 // A whole decimal int64 (etcd's int64 fields, the values idgen stores); false otherwise.
 bool parse_int64(const std::string &text, int64_t *v);

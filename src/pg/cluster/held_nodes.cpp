@@ -3,9 +3,9 @@
 #include "pg/cluster/held_nodes.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "core/base/atomic_word.hpp"
+#include "core/registry/node_choice.hpp"
 #include "core/registry/registry_horizon.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/shared_memory/shared_state.hpp"
@@ -133,16 +133,7 @@ bool HeldNodes::used_node_ids(const std::string &pool, int32_t live, std::vector
         r.note_error("reading node ids");
         return false;
     }
-    // A key of ours in a pool we hold nothing of is a claim whose answer was lost (create
-    // recognises it as ours): free to us. One given back whose delete failed is not: it
-    // goes (retry_deletes).
-    used->assign(static_cast<size_t>(live), false);
-    for (const etcd::KeyValue &kv : taken) {
-        const long n = strtol(kv.key.c_str() + kv.key.rfind('/') + 1, nullptr, 10);
-        const bool leftover = kv.value == r.identity &&
-                              std::find(undeleted.begin(), undeleted.end(), kv.key) == undeleted.end();
-        if (n >= 0 && n < live && !leftover) (*used)[static_cast<size_t>(n)] = true;
-    }
+    *used = registry::taken_node_ids(taken, r.identity, undeleted, live);
     return true;
 }
 
