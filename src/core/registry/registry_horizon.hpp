@@ -3,7 +3,7 @@
 // another server (which may have a clock behind ours): the new holder starts every generator
 // above the stored horizon, whatever its own clock says.
 //
-// The rules, each kept by the registry worker (src/pg/cluster/held_nodes.cpp):
+// The rules, each kept by the node holder (node_holder.cpp):
 // - Moved ahead before ids pass it: the generators hand out an id only if it ends at or
 //   before the *published* horizon (issuable below), and the worker publishes a horizon only
 //   after the registry stored it for every node id it holds.

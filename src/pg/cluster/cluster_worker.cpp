@@ -1,13 +1,14 @@
 // The registry worker (cluster mode, idgen.registry set): the one process of a server that
 // talks to etcd. It holds one lease for the server, keeps it alive every third of its ttl
 // (lease_keeper.hpp), claims node ids under it (the server's own, and one per Snowflake
-// sequencer in use), keeps each node id's horizon in etcd ahead of the ids (held_nodes.hpp),
+// sequencer in use), keeps each node id's horizon in etcd ahead of the ids (held_nodes.hpp, the
+// rules in core/registry/node_holder.hpp),
 // registers and destroys sequencer definitions (sequencer_definitions.hpp), leases namespace
 // batches (namespace_batches.hpp), and publishes all of it to the generators through
 // cluster_shared.hpp. This file runs them in rounds, and starts and stops the worker.
 //
 // The order of every step is the argument (registry_lease.hpp, registry_horizon.hpp): the node
-// ids' steps are listed in held_nodes.hpp; the deadline is published from the lease's own state
+// ids' steps are listed in core/registry/node_holder.hpp; the deadline is published from the lease's own state
 // after every answer (lease_keeper.hpp), and withdrawn (0) before the lease is revoked at
 // shutdown. No part of the worker holds an LWLock across a call to etcd.
 //

@@ -3,9 +3,7 @@
 
 #include <curl/curl.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -13,15 +11,7 @@
 namespace idgen::pg::etcd {
 
 using nlohmann::json;
-
-bool parse_int64(const std::string &text, int64_t *v) {
-    char *end = nullptr;
-    errno = 0;
-    const long long parsed = std::strtoll(text.c_str(), &end, 10);
-    if (errno != 0 || end == text.c_str() || *end != '\0') return false;
-    *v = parsed;
-    return true;
-}
+using registry::parse_int64;
 
 namespace {
 

@@ -20,14 +20,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/registry/key_value.hpp"
+#include "core/registry/registry_store.hpp"
 
 namespace idgen::pg::etcd {
 
 using KeyValue = registry::KeyValue;
-
-// A whole decimal int64 (etcd's int64 fields, the values idgen stores); false otherwise.
-bool parse_int64(const std::string &text, int64_t *v);
 
 // How to reach etcd beyond its URLs; an empty field is not used.
 struct Credentials {
@@ -38,11 +35,7 @@ struct Credentials {
     std::string password;
 };
 
-// How many keys one transaction may guard and write: etcd refuses a transaction with more than
-// --max-txn-ops (default 128) compares or operations.
-constexpr size_t kMaxTxnKeys = 128;
-
-class Client {
+class Client : public registry::RegistryStore {
 public:
     // endpoints: "http://host:port" or "https://host:port" URLs, comma separated; timeout_ms per
     // request.
@@ -55,24 +48,19 @@ public:
     bool grant(int64_t ttl_s, int64_t *lease, int64_t *granted_ttl_s);
     bool keep_alive(int64_t lease, int64_t *ttl_s);  // *ttl_s 0: the lease is gone
     bool revoke(int64_t lease);
-    // Creates key = value under the lease if no key exists; *created says whether it did (or the
-    // key already holds `value`: our own create, applied but its answer lost).
-    bool create(const std::string &key, const std::string &value, int64_t lease, bool *created);
-    // Puts key = value (no lease) if `guard` still holds `guard_value`; *done says whether.
+    // The registry's calls (registry_store.hpp says what each does).
+    bool create(const std::string &key, const std::string &value, int64_t lease, bool *created) override;
     bool put_if(const std::string &guard, const std::string &guard_value, const std::string &key,
-                const std::string &value, bool *done);
-    // Puts keys[i] = value (no lease) for every i, in one transaction, if every guards[i] still
-    // holds `guard_value`; *done says whether (all or none). At most kMaxTxnKeys keys.
+                const std::string &value, bool *done) override;
     bool put_all_if(const std::vector<std::string> &guards, const std::string &guard_value,
-                    const std::vector<std::string> &keys, const std::string &value, bool *done);
+                    const std::vector<std::string> &keys, const std::string &value, bool *done) override;
     // Puts key = value (no lease) if the key's value is still `expected` ("" and *absent*: the
     // key must not exist); *done says whether, and *current holds the value found otherwise.
     bool swap(const std::string &key, const std::string &expected, bool expect_absent, const std::string &value,
               bool *done, std::string *current);
-    // Deletes key if it still holds `value`.
-    bool remove_if(const std::string &key, const std::string &value);
-    bool get(const std::string &key, bool *found, std::string *value);
-    bool range(const std::string &prefix, std::vector<KeyValue> *out);
+    bool remove_if(const std::string &key, const std::string &value) override;
+    bool get(const std::string &key, bool *found, std::string *value) override;
+    bool range(const std::string &prefix, std::vector<KeyValue> *out) override;
 
     const std::string &error() const { return error_; }
 

@@ -36,7 +36,7 @@ std::string NamespaceBatches::floor_key(uint32_t kind, uint64_t key) const {
 bool NamespaceBatches::read_counter(const std::string &key, bool *found, std::string *value, uint64_t *n) {
     int64_t v = 0;
     if (!r.etcd.get(key, found, value)) return false;
-    if (*found && (!etcd::parse_int64(*value, &v) || v < 0)) return false;
+    if (*found && (!registry::parse_int64(*value, &v) || v < 0)) return false;
     *n = *found ? static_cast<uint64_t>(v) : 0;
     return true;
 }

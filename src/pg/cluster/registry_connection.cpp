@@ -9,11 +9,11 @@
 namespace idgen::pg {
 
 RegistryConnection::RegistryConnection(ClusterShared *cs, SharedState *ss)
-    : c(cs), s(ss),
+    : registry::Registration{std::string("/") + registry_cluster + "/", "", 0}, c(cs), s(ss),
       etcd(registry,
            etcd::Credentials{registry_cacert, registry_cert, registry_key, registry_user, registry_password},
            std::max<long>(200, registry_lease_s * 1000L / 6)),
-      prefix(std::string("/") + registry_cluster + "/"), lease(int64_t{registry_margin_ms} * 1000000) {}
+      lease(int64_t{registry_margin_ms} * 1000000) {}
 
 void RegistryConnection::note_error(const std::string &what) {
     LWLockAcquire(c->lock, LW_EXCLUSIVE);

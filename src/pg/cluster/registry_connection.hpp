@@ -1,17 +1,13 @@
 // What every part of the registry worker (cluster_worker.cpp) shares: cluster mode's and the
 // generators' shared memory, the one etcd client, the lease the server holds its node ids under
-// with the identity its keys carry, and where the keys lie in etcd.
-//
-// etcd's layout, under /<idgen.registry_cluster>/:
-//   node/<pool>/<n>      this server's identity, under its lease: node id n of the pool is ours
-//   horizon/<pool>/<n>   no lease: every id issued under node id n ends at or before it (Unix us)
-//   sequencer/<name>     {"definition": {...}, "state": "active" | "destroyed"}
-// where <pool> is "server" or "sequencer/<name>" (the name with '%' and '/' escaped).
+// with the identity its keys carry, and where the keys lie in etcd (under
+// /<idgen.registry_cluster>/, laid out as core/registry/node_holder.hpp's Registration says).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "core/registry/node_holder.hpp"
 #include "core/registry/registry_lease.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cluster/etcd_client.hpp"
@@ -19,14 +15,12 @@
 
 namespace idgen::pg {
 
-struct RegistryConnection {
+// prefix "/<idgen.registry_cluster>/", identity and lease_id: registry::Registration's.
+struct RegistryConnection : registry::Registration {
     ClusterShared *c;
     SharedState *s;
     etcd::Client etcd;
-    std::string prefix;  // "/<idgen.registry_cluster>/"
     registry::Lease lease;
-    int64_t lease_id = 0;  // 0: none granted (or it is gone)
-    std::string identity;  // the value of our node id keys, set when the lease is granted
 
     RegistryConnection(ClusterShared *cs, SharedState *ss);
 
