@@ -430,8 +430,9 @@ COMMENT ON FUNCTION snowflake_min_id(timestamptz, timestamptz, integer, text) IS
 -- sessions take never overlap; a session's unused numbers are skipped, never handed out again
 -- (2^48 numbers are 2^38 such ranges). Taking a range writes WAL and gives the transaction an id,
 -- so its commit waits for the WAL to be flushed. With 64 at a time that was one transaction in
--- 64 of a session making one id each, and pgbench measured SELECT uuid_v7() about a sixth
--- slower than with 1024.
+-- 64 of a session making one id each; in one run of pgbench alternating the two (8 clients,
+-- PostgreSQL 15, 2 cores) SELECT uuid_v7() made about 69,000 transactions a second with 64 and
+-- 84,000 with 1024.
 CREATE SEQUENCE _idgen_uuid_serial MAXVALUE 281474976710655 NO CYCLE CACHE 1024;
 COMMENT ON SEQUENCE _idgen_uuid_serial IS
     'internal: the serial number inside every UUID the generators make (uuid_v7, uuid_v7_at, uuid_v1_at, uuid_v6_at)';

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,7 +30,8 @@ public:
         int64_t lease;
     };
     std::map<std::string, Entry> keys;
-    int requests = 0;  // requests received so far
+    int requests = 0;                   // requests received so far
+    std::function<void()> on_remove;    // called as a delete arrives (to check what precedes it)
 
     // The request after the next n fails: not applied, no answer.
     void fail_after(int n) { fail_request_ = requests + n + 1; }
@@ -68,6 +70,7 @@ public:
         return answered();
     }
     bool remove_if(const std::string &key, const std::string &value) override {
+        if (on_remove) on_remove();
         if (failed()) return false;
         if (keys.count(key) && value_of(key) == value) keys.erase(key);
         return answered();
@@ -98,7 +101,7 @@ private:
 class FakeServer : public ServerSide {
 public:
     FakeServer(FakeRegistry &reg, const std::string &name, int64_t lease, int64_t wall_us, int pools = 2)
-        : registration{"/c/", name, lease}, wall(wall_us), holder(reg, *this, registration, pools, 10 * kSec) {}
+        : registration{"/c/", name, lease}, wall(wall_us), holder(reg, *this, registration, pools) {}
 
     Registration registration;
     int64_t wall;            // the wall clock
@@ -134,6 +137,7 @@ public:
     }
     void take_over(int64_t horizon_us) override { floor = std::max(floor, horizon_us + 1); }
     int64_t generator_now_us() override { return std::max(wall, floor); }
+    int64_t reserve_us() override { return 10 * kSec; }
     int64_t issued_bound_us() override { return std::max(issued, generator_now_us()); }
     int64_t published_horizon_us() override { return horizon; }
     void publish_horizon(int64_t us) override { horizon = std::max(horizon, us); }
@@ -150,8 +154,14 @@ TEST(NodeHolder, ANodeIdHandedToAServerWhoseClockIsBehindStartsAboveTheIdsIssued
     ASSERT_EQ(a.holder.server.node, 0);
     const int64_t last = a.issue_n(-1, 100);
     ASSERT_GT(last, 0);
+    int deletes = 0;
+    reg.on_remove = [&] {
+        deletes++;
+        EXPECT_FALSE(a.attached(-1)) << "withdrawn from the generators before its key goes";
+    };
     a.holder.release(-1, ClaimState::detached);
-    EXPECT_EQ(a.issue(-1), -1) << "withdrawn before its key goes";
+    EXPECT_EQ(deletes, 1);
+    EXPECT_EQ(a.issue(-1), -1);
     EXPECT_FALSE(reg.keys.count(kServerNode0));
 
     FakeServer b(reg, "b", 2, 990 * kSec);  // 10 s behind
@@ -242,6 +252,33 @@ TEST(NodeHolder, AGiveBackAfterAFailedReadOfTheLastHorizonLeavesThatHorizonAsItW
     ASSERT_TRUE(c.holder.claim_node(-1, 4));
     ASSERT_EQ(c.holder.server.node, 0);
     EXPECT_GT(c.issue(-1), a_last);
+}
+
+TEST(NodeHolder, AHorizonTheRegistryDidNotStoreIsNotPublished) {
+    FakeRegistry reg;
+    FakeServer a(reg, "a", 1, 1000 * kSec);
+    ASSERT_TRUE(a.holder.claim_node(-1, 4));
+    const int64_t published = a.horizon;
+    a.wall = published + 1;
+    reg.fail_after(0);
+    EXPECT_FALSE(a.holder.advance(published));
+    EXPECT_EQ(a.horizon, published) << "ids stay within what the registry holds";
+    EXPECT_EQ(a.issue_n(-1, 1), -1) << "the clock is past the horizon: no id until it moves";
+    EXPECT_EQ(a.errors, std::vector<std::string>{"storing the registry horizon"});
+    ASSERT_TRUE(a.holder.advance(published));
+    EXPECT_GT(a.horizon, published);
+    EXPECT_EQ(reg.value_of(kServerHorizon0), std::to_string(a.horizon));
+}
+
+TEST(NodeHolder, ANodeIdWhoseStoredHorizonCannotBeReadIsNotClaimed) {
+    FakeRegistry reg;
+    reg.keys[kServerHorizon0] = FakeRegistry::Entry{"12abc", 0};
+    FakeServer a(reg, "a", 1, 1000 * kSec);
+    ASSERT_TRUE(a.holder.claim_node(-1, 4));
+    EXPECT_EQ(a.holder.server.node, 1) << "never a guess below a horizon we cannot read";
+    EXPECT_FALSE(reg.keys.count(kServerNode0));
+    ASSERT_EQ(a.errors.size(), 1u);
+    EXPECT_NE(a.errors[0].find("unreadable horizon"), std::string::npos);
 }
 
 TEST(NodeHolder, OneAdvanceIsOneRequestPer128NodeIds) {

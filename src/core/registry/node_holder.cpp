@@ -9,10 +9,8 @@
 
 namespace idgen::registry {
 
-NodeHolder::NodeHolder(RegistryStore &store, ServerSide &server_side, const Registration &registration, int pools,
-                       int64_t reserve_us)
-    : claims(static_cast<size_t>(pools)), store_(store), side_(server_side), reg_(registration),
-      reserve_us_(reserve_us) {}
+NodeHolder::NodeHolder(RegistryStore &store, ServerSide &server_side, const Registration &registration, int pools)
+    : claims(static_cast<size_t>(pools)), store_(store), side_(server_side), reg_(registration) {}
 
 // Withdrawn from the generators first; then the horizon lowered to what was really issued under
 // the node id (the next holder starts there instead of a reserve ahead), and the key deleted.
@@ -55,7 +53,7 @@ void NodeHolder::retry_deletes() {
 // no longer ours the transaction writes nothing, and each is written on its own (store_each) to
 // find which: the horizon is published only once stored for every node id still held.
 bool NodeHolder::advance(int64_t at_least) {
-    const int64_t target = advance_target(side_.generator_now_us(), reserve_us_, at_least);
+    const int64_t target = advance_target(side_.generator_now_us(), side_.reserve_us(), at_least);
     const std::string value = std::to_string(target);
     std::vector<int> held_pools;
     for (int i = -1; i < static_cast<int>(claims.size()); i++)
@@ -149,7 +147,7 @@ bool NodeHolder::claim_node(int i, int32_t live) {
 bool NodeHolder::store_first_horizon(const Held &h, int64_t last) {
     const int64_t published = side_.published_horizon_us();
     bool stored_ok = false;
-    if (needs_advance(published, side_.generator_now_us(), reserve_us_)) {
+    if (needs_advance(published, side_.generator_now_us(), side_.reserve_us())) {
         stored_ok = advance(std::max(last, published));
     } else if (!store_.put_if(h.node_key, reg_.identity, h.horizon_key, std::to_string(published), &stored_ok)) {
         side_.note_error("storing the registry horizon");

@@ -44,6 +44,9 @@ public:
     virtual void take_over(int64_t horizon_us) = 0;
     // The generators' time: the later of the wall clock and the lead floor.
     virtual int64_t generator_now_us() = 0;
+    // How far ahead of the generators' time the registry horizon is kept (its settings may
+    // change while the server runs).
+    virtual int64_t reserve_us() = 0;
     // A bound on the end of every id issued so far, read after a full fence (the caller has just
     // withdrawn a node id: a draw either sees the withdrawal or is counted here).
     virtual int64_t issued_bound_us() = 0;
@@ -67,16 +70,15 @@ struct Held {
 
 class NodeHolder {
 public:
-    NodeHolder(RegistryStore &store, ServerSide &server_side, const Registration &registration, int pools,
-               int64_t reserve_us);
+    NodeHolder(RegistryStore &store, ServerSide &server_side, const Registration &registration, int pools);
+    NodeHolder(const NodeHolder &) = delete;
+    NodeHolder &operator=(const NodeHolder &) = delete;
 
     Held server;                         // pool -1
     std::vector<Held> claims;            // pools 0 .. pools - 1
     std::vector<std::string> undeleted;  // node id keys given back whose delete failed: again each round
 
     Held &held_of(int i) { return i < 0 ? server : claims[static_cast<size_t>(i)]; }
-    // How far ahead of the generators' time the registry horizon is kept.
-    int64_t reserve_us() const { return reserve_us_; }
 
     // Claims the lowest free node id 0 .. live - 1 of pool i; false when none was claimed.
     bool claim_node(int i, int32_t live);
@@ -103,7 +105,6 @@ private:
     RegistryStore &store_;
     ServerSide &side_;
     const Registration &reg_;
-    int64_t reserve_us_;
 };
 
 }  // namespace idgen::registry

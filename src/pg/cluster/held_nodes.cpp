@@ -8,16 +8,8 @@
 
 namespace idgen::pg {
 
-namespace {
-
-// The registry horizon is kept this far ahead of the generators' time: twice the lead ids may
-// run ahead of the clock, and one lease ttl.
-int64_t registry_reserve_us() { return (int64_t{max_lead_ms} * 2 + int64_t{registry_lease_s} * 1000) * 1000; }
-
-}  // namespace
-
 HeldNodes::HeldNodes(RegistryConnection &conn)
-    : registry::NodeHolder(conn.etcd, *this, conn, max_sequencers, registry_reserve_us()), r(conn) {}
+    : registry::NodeHolder(conn.etcd, *this, conn, max_sequencers), r(conn) {}
 
 std::string HeldNodes::pool_name(int pool) {
     return pool < 0 ? "server" : "sequencer/" + RegistryConnection::escape(r.c->claims[pool].name);
@@ -37,6 +29,9 @@ void HeldNodes::take_over(int64_t horizon_us) {
 }
 
 int64_t HeldNodes::generator_now_us() { return generator_now_unix_ns(r.s) / 1000; }
+
+// Twice the lead ids may run ahead of the clock, and one lease ttl.
+int64_t HeldNodes::reserve_us() { return (int64_t{max_lead_ms} * 2 + int64_t{registry_lease_s} * 1000) * 1000; }
 
 // The fence: a backend draws (a sequentially consistent read-modify-write of a clock) and then
 // loads the word and the deadline (cluster_admit); we have stored the word or the deadline and

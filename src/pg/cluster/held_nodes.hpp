@@ -27,6 +27,7 @@ struct HeldNodes : registry::ServerSide, registry::NodeHolder {
     void publish(int pool, ClaimState state, int32_t node) override;
     void take_over(int64_t horizon_us) override;
     int64_t generator_now_us() override;
+    int64_t reserve_us() override;
     int64_t issued_bound_us() override;
     int64_t published_horizon_us() override;
     void publish_horizon(int64_t us) override;

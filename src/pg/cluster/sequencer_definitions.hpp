@@ -1,7 +1,7 @@
 // Snowflake sequencers' definitions in the cluster, for the registry worker: what backends ask
 // of each claim (register a definition, attach, detach, destroy) done in etcd and answered, and
 // definitions destroyed, or destroyed and defined otherwise, elsewhere found and their claims
-// destroyed here. A claim's node id itself is held_nodes.hpp's.
+// destroyed here. A claim's node id itself is held_nodes.hpp's (its rules core/registry/node_holder.hpp's).
 #pragma once
 
 #include <cstdint>
