@@ -1,6 +1,5 @@
 // The rules by which a server holds node ids in the registry (node_holder.hpp), driven through a
-// model of the registry (keys under leases, conditional writes, requests that fail before or
-// after they are applied, leases revoked) and of each server's generators (a wall clock set by
+// model of the registry (fake_registry.hpp) and of each server's generators (a wall clock set by
 // hand, the floor a take-over raises them to, the ids they issue under the published horizon).
 // The races: a node id handed over to a server whose clock is behind, two holders after a revoke,
 // an answer lost after the registry applied a claim, a give-back whose delete failed, a give-back
@@ -10,92 +9,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/registry/node_holder.hpp"
+#include "fake_registry.hpp"
 
 using namespace idgen::registry;
+using idgen::registry::fakes::FakeRegistry;
 
 namespace {
 
 constexpr int64_t kSec = 1000000;  // us
-
-class FakeRegistry : public RegistryStore {
-public:
-    struct Entry {
-        std::string value;
-        int64_t lease;
-    };
-    std::map<std::string, Entry> keys;
-    int requests = 0;                   // requests received so far
-    std::function<void()> on_remove;    // called as a delete arrives (to check what precedes it)
-
-    // The request after the next n fails: not applied, no answer.
-    void fail_after(int n) { fail_request_ = requests + n + 1; }
-    // The request after the next n is applied, and its answer lost.
-    void lose_answer_after(int n) { lose_request_ = requests + n + 1; }
-
-    void revoke(int64_t lease) {
-        for (auto it = keys.begin(); it != keys.end();) it = it->second.lease == lease ? keys.erase(it) : std::next(it);
-    }
-    std::string value_of(const std::string &key) const {
-        auto it = keys.find(key);
-        return it == keys.end() ? "" : it->second.value;
-    }
-
-    bool create(const std::string &key, const std::string &value, int64_t lease, bool *created) override {
-        if (failed()) return false;
-        auto [it, inserted] = keys.emplace(key, Entry{value, lease});
-        *created = inserted || it->second.value == value;
-        return answered();
-    }
-    bool put_if(const std::string &guard, const std::string &guard_value, const std::string &key,
-                const std::string &value, bool *done) override {
-        if (failed()) return false;
-        *done = value_of(guard) == guard_value && keys.count(guard);
-        if (*done) keys[key] = Entry{value, 0};
-        return answered();
-    }
-    bool put_all_if(const std::vector<std::string> &guards, const std::string &guard_value,
-                    const std::vector<std::string> &ks, const std::string &value, bool *done) override {
-        if (failed()) return false;
-        EXPECT_LE(guards.size(), kMaxTxnKeys);
-        *done = std::all_of(guards.begin(), guards.end(),
-                            [&](const std::string &g) { return keys.count(g) && value_of(g) == guard_value; });
-        if (*done)
-            for (const std::string &k : ks) keys[k] = Entry{value, 0};
-        return answered();
-    }
-    bool remove_if(const std::string &key, const std::string &value) override {
-        if (on_remove) on_remove();
-        if (failed()) return false;
-        if (keys.count(key) && value_of(key) == value) keys.erase(key);
-        return answered();
-    }
-    bool get(const std::string &key, bool *found, std::string *value) override {
-        if (failed()) return false;
-        *found = keys.count(key) > 0;
-        *value = value_of(key);
-        return answered();
-    }
-    bool range(const std::string &prefix, std::vector<KeyValue> *out) override {
-        if (failed()) return false;
-        out->clear();
-        for (const auto &[k, e] : keys)
-            if (k.compare(0, prefix.size(), prefix) == 0) out->push_back(KeyValue{k, e.value, e.lease});
-        return answered();
-    }
-
-private:
-    bool failed() { return ++requests == fail_request_; }
-    bool answered() const { return requests != lose_request_; }
-
-    int fail_request_ = 0;
-    int lose_request_ = 0;
-};
 
 // One server: its generators, the words it publishes, its registration and its holder.
 class FakeServer : public ServerSide {

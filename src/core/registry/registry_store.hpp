@@ -34,6 +34,11 @@ public:
     // holds `guard_value`; *done says whether (all or none). At most kMaxTxnKeys keys.
     virtual bool put_all_if(const std::vector<std::string> &guards, const std::string &guard_value,
                             const std::vector<std::string> &keys, const std::string &value, bool *done) = 0;
+    // Puts key = value (no lease) if the key's value is still `expected` (expect_absent: the key
+    // must not exist); *done says whether, and *current holds the value found otherwise ("" when
+    // absent).
+    virtual bool swap(const std::string &key, const std::string &expected, bool expect_absent,
+                      const std::string &value, bool *done, std::string *current) = 0;
     // Deletes key if it still holds `value`.
     virtual bool remove_if(const std::string &key, const std::string &value) = 0;
     virtual bool get(const std::string &key, bool *found, std::string *value) = 0;

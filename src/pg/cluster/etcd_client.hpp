@@ -54,10 +54,8 @@ public:
                 const std::string &value, bool *done) override;
     bool put_all_if(const std::vector<std::string> &guards, const std::string &guard_value,
                     const std::vector<std::string> &keys, const std::string &value, bool *done) override;
-    // Puts key = value (no lease) if the key's value is still `expected` ("" and *absent*: the
-    // key must not exist); *done says whether, and *current holds the value found otherwise.
     bool swap(const std::string &key, const std::string &expected, bool expect_absent, const std::string &value,
-              bool *done, std::string *current);
+              bool *done, std::string *current) override;
     bool remove_if(const std::string &key, const std::string &value) override;
     bool get(const std::string &key, bool *found, std::string *value) override;
     bool range(const std::string &prefix, std::vector<KeyValue> *out) override;

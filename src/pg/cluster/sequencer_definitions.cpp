@@ -1,88 +1,34 @@
 // Snowflake sequencers' definitions in etcd, registered, destroyed and watched: see
 // sequencer_definitions.hpp.
-#include <nlohmann/json.hpp>  // before any PostgreSQL header (port.h renames snprintf)
-
 #include "pg/cluster/sequencer_definitions.hpp"
 #include "core/base/atomic_word.hpp"
+#include "core/registry/sequencer_definition.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/boundary/postgres_api.hpp"
 
 namespace idgen::pg {
-namespace {
-
-using nlohmann::json;
-
-json definition_value(const json &definition, const char *state) {
-    return json{{"definition", definition}, {"state", state}};
-}
-bool destroyed_value(const json &value) {
-    if (!value.is_object()) return false;
-    const auto state = value.find("state");
-    return state != value.end() && state->is_string() && *state == "destroyed";
-}
-
-}  // namespace
 
 SequencerDefinitions::SequencerDefinitions(RegistryConnection &conn, HeldNodes &nodes)
     : r(conn), held(nodes), registered(max_sequencers, false), retry_at_ns(max_sequencers, 0) {}
 
-// kRegister: the cluster has this definition, or gets it.
+// kRegister: the cluster has this definition, or gets it (core/registry/sequencer_definition.hpp).
 ClaimAnswer SequencerDefinitions::register_definition(int i, const std::string &definition_text, bool create,
                                                       std::string *detail) {
-    const json definition = json::parse(definition_text, nullptr, false);
-    if (definition.is_discarded()) {
-        *detail = "bad definition " + definition_text;
-        return ClaimAnswer::failed;
+    const registry::RegisterResult result = registry::register_definition(r.etcd, r.definition_key(i), definition_text, create);
+    *detail = result.outcome == registry::Registered::failed && result.detail.empty() ? r.etcd.error() : result.detail;
+    switch (result.outcome) {
+        case registry::Registered::ok: return ClaimAnswer::ok;
+        case registry::Registered::conflict: return ClaimAnswer::conflict;
+        case registry::Registered::destroyed: return ClaimAnswer::destroyed;
+        case registry::Registered::failed: break;
     }
-    const std::string key = r.definition_key(i);
-    const std::string active = definition_value(definition, "active").dump();
-    for (int attempt = 0; attempt < 3; attempt++) {
-        bool found = false;
-        std::string current;
-        if (!r.etcd.get(key, &found, &current)) {
-            *detail = r.etcd.error();
-            return ClaimAnswer::failed;
-        }
-        if (found) {
-            const json cur = json::parse(current, nullptr, false);
-            const bool destroyed = destroyed_value(cur);
-            if (!destroyed) {
-                if (cur.is_object() && cur.contains("definition") && cur["definition"] == definition)
-                    return ClaimAnswer::ok;
-                *detail = cur.is_object() && cur.contains("definition") ? cur["definition"].dump() : current;
-                return ClaimAnswer::conflict;
-            }
-            if (!create) return ClaimAnswer::destroyed;
-        }
-        bool done = false;
-        std::string seen;
-        if (!r.etcd.swap(key, current, !found, active, &done, &seen)) {
-            *detail = r.etcd.error();
-            return ClaimAnswer::failed;
-        }
-        if (done) return ClaimAnswer::ok;
-    }
-    *detail = "the definition kept changing in etcd";
     return ClaimAnswer::failed;
 }
 
-// kDestroy: marks the definition destroyed in etcd, if it is the one dropped (`dropped`, ""
-// for any), and gives the node id back.
+// kDestroy: marks the definition destroyed in the cluster, if it is the one dropped (`dropped`,
+// "" for any), and gives the node id back.
 bool SequencerDefinitions::destroy(int i, const std::string &dropped) {
-    const std::string key = r.definition_key(i);
-    bool found = false;
-    std::string current;
-    if (!r.etcd.get(key, &found, &current)) return false;
-    const json cur = json::parse(current, nullptr, false);
-    const bool ours = dropped.empty() || (cur.is_object() && cur.contains("definition") &&
-                                          cur["definition"] == json::parse(dropped, nullptr, false));
-    if (found && ours && cur.is_object() && cur.contains("definition") && !destroyed_value(cur)) {
-        bool done = false;
-        std::string seen;
-        if (!r.etcd.swap(key, current, false, definition_value(cur["definition"], "destroyed").dump(), &done, &seen))
-            return false;
-        if (!done) return false;  // changed meanwhile: again next round
-    }
+    if (!registry::destroy_definition(r.etcd, r.definition_key(i), dropped)) return false;
     held.release(i, ClaimState::destroyed);
     registered[static_cast<size_t>(i)] = false;
     return true;
@@ -180,14 +126,12 @@ void SequencerDefinitions::refresh(int64_t now) {
     const int count = r.c->claim_count;
     LWLockRelease(r.c->lock);
     for (const etcd::KeyValue &kv : defs) {
-        const json cur = json::parse(kv.value, nullptr, false);
         for (int i = 0; i < count; i++) {
             if (!registered[static_cast<size_t>(i)] || kv.key != r.definition_key(i)) continue;
             LWLockAcquire(r.c->lock, LW_SHARED);
-            const json ours = json::parse(r.c->claims[i].definition, nullptr, false);
+            const std::string ours = r.c->claims[i].definition;
             LWLockRelease(r.c->lock);
-            const bool same = cur.is_object() && cur.contains("definition") && cur["definition"] == ours;
-            if (destroyed_value(cur) || !same) {
+            if (registry::definition_gone(kv.value, ours)) {
                 held.release(i, ClaimState::destroyed);
                 registered[static_cast<size_t>(i)] = false;
             }
