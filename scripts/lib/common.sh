@@ -25,6 +25,7 @@ IDGEN_PACKAGES=(
     libclang-rt-14-dev
     libcurl4-openssl-dev nlohmann-json3-dev libpq-dev
     patroni etcd-server etcd-client python3-psycopg2 openssl pgbouncer postgresql-$PG_MAJOR-partman
+    iproute2 iptables
 )
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
