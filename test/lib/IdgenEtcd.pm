@@ -13,6 +13,7 @@
 #   $etcd->stop; $etcd->start;       # the same data directories: the keys are still there
 #   $etcd->kill_all; $etcd->start;   # the same, after SIGKILL
 #   $etcd->put('/k', 'v'); $etcd->get_prefix('/k');   # { '/k' => 'v' }
+#   $etcd->requests('Range');        # range requests the members answered so far
 #   IdgenEtcd->new(members => 1, tls => $certs, args => [...]);   # https:// client URLs, the
 #                                    # members' certificate and key, clients' certificates
 #                                    # checked against the CA (etcd's --client-cert-auth); $certs
@@ -210,6 +211,19 @@ sub get_prefix {
     my ($self, $prefix) = @_;
     my $kvs = decode_json($self->etcdctl('get', '--prefix', $prefix, '-w', 'json'))->{kvs} // [];
     return { map { decode_base64($_->{key}) => decode_base64($_->{value} // '') } @$kvs };
+}
+
+# How many gRPC requests of $method ('Range', 'Txn', ...) the running members have answered
+# (etcd's grpc_server_handled_total, every code; plain HTTP members only).
+sub requests {
+    my ($self, $method) = @_;
+    my $n = 0;
+    for my $m ($self->_running) {
+        my $r = $self->{http}->get(_client_url($m) . '/metrics');
+        die "etcd: no metrics from $m->{name}" unless $r->{success};
+        $n += $1 while $r->{content} =~ /^grpc_server_handled_total\{[^}]*grpc_method="$method"[^}]*\} (\S+)$/mg;
+    }
+    return $n;
 }
 
 sub put { my ($self, $key, $value) = @_; $self->etcdctl('put', $key, $value); }

@@ -15,7 +15,8 @@
 #   6. a sequencer defined differently elsewhere is refused (42710); a drop on one server
 #      destroys the sequencer on every other server;
 #   7. a sequencer with four live node ids on six servers: two are refused until one gives
-#      its node id back;
+#      its node id back, which a waiting server takes on the watch's word (at rest, the servers
+#      read etcd less than once a second each);
 #   8. what a server does to its own node ids: a drop and at once a create of the same name with
 #      another definition; ten detach/attach rounds that must not run the ids ahead of the clock
 #      (a node id given back stores what was really issued under it); its registry worker
@@ -372,10 +373,19 @@ is(scalar(@refused), 2, 'few: two servers hold none') or die 'few: the rest need
 is(($_->psql('postgres', q{SELECT snowflake_next('few') > 0}))[1], 't', $_->name . ': snowflake_next(few) works') for @attached;
 refuses_all('few', $_, qr/ERROR:\s+55000: Snowflake sequencer "few" is detached on this server/, q{snowflake_next('few')})
   for @refused;
+# Six servers at rest, two of them waiting for a node id of few: each worker watches the node
+# and sequencer keys and reads them only when the watch reports a change (and every 10 s), not
+# every second (two reads a second each, and one more per waiting sequencer: some 70 in 5 s).
+my $ranges_before = $etcd->requests('Range');
+sleep(5);
+my $ranges = $etcd->requests('Range') - $ranges_before;
+cmp_ok($ranges, '<', 5 * @servers, scalar(@servers) . ' servers at rest for 5 s: fewer etcd reads than one per server a second');
+note("etcd range requests in 5 s at rest: $ranges");
 my $freed = $few{ $attached[0]->name };
 $attached[0]->safe_psql('postgres', q{SELECT snowflake_detach('few')});
 is(sequencer_node($attached[0], 'few'), 'none', $attached[0]->name . ': snowflake_detach gave node id ' . $freed . ' back');
 my $taken = poll_all(sequencer_state('few'), 'attached', 2 * $lease, @refused);
+note(sprintf('node id %s taken by a waiting server %.2f s after the detach', $freed, min(values %$taken))) if %$taken;
 if (!%$taken) {
     note('nobody claimed the freed node id by itself: snowflake_attach on ' . $refused[0]->name);
     is($refused[0]->safe_psql('postgres', q{SELECT snowflake_attach('few')}), $freed, $refused[0]->name . ': snowflake_attach took it');

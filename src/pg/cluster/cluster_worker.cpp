@@ -5,7 +5,9 @@
 // rules in core/registry/node_holder.hpp),
 // registers and destroys sequencer definitions (sequencer_definitions.hpp), leases namespace
 // batches (namespace_batches.hpp), and publishes all of it to the generators through
-// cluster_shared.hpp. This file runs them in rounds, and starts and stops the worker.
+// cluster_shared.hpp. This file runs them in rounds (at least every 100 ms), decides from a watch
+// on etcd when a round also looks at the cluster again (etcd_watch.hpp,
+// core/registry/look_schedule.hpp), and starts and stops the worker.
 //
 // The order of every step is the argument (registry_lease.hpp, registry_horizon.hpp): the node
 // ids' steps are listed in core/registry/node_holder.hpp; the deadline is published from the lease's own state
@@ -19,8 +21,10 @@
 // (idgen_cluster_worker_main).
 #include "core/base/atomic_word.hpp"
 #include "core/layouts/snowflake.hpp"
+#include "core/registry/look_schedule.hpp"
 #include "core/registry/registry_horizon.hpp"
 #include "pg/cluster/cluster_shared.hpp"
+#include "pg/cluster/etcd_watch.hpp"
 #include "pg/cluster/held_nodes.hpp"
 #include "pg/cluster/lease_keeper.hpp"
 #include "pg/cluster/namespace_batches.hpp"
@@ -49,11 +53,15 @@ struct Worker {
     LeaseKeeper keeper;
     SequencerDefinitions definitions;
     NamespaceBatches batches;
+    // What tells the worker to look at the cluster again (definitions, free node ids, servers):
+    // a watch on the node and sequencer keys, or once a second without one.
+    etcd::Watch watch;
+    registry::LookSchedule looks;
     bool usable = false;  // as last published to the view's counters
-    int64_t next_count_ns = 0;
 
     Worker(ClusterShared *cs, SharedState *ss)
-        : r(cs, ss), held(r), keeper{r, held}, definitions(r, held), batches{r, keeper} {}
+        : r(cs, ss), held(r), keeper{r, held}, definitions(r, held), batches{r, keeper},
+          watch(r.etcd, r.prefix + "node/", r.prefix + "sequencer/") {}
 
     // The view's counters: an attach when the server's node id becomes usable, a detach when
     // it stops being usable.
@@ -71,21 +79,35 @@ struct Worker {
         LWLockRelease(r.c->lock);
     }
 
-    // How many servers hold a node id in this cluster (their keys under node/server/), once a
-    // second, for the view: a server whose cluster name has a typo finds itself alone.
-    void count_servers(int64_t now) {
-        if (now < next_count_ns) return;
-        next_count_ns = now + 1000000000;
+    // How many servers hold a node id in this cluster (their keys under node/server/), at each
+    // look, for the view: a server whose cluster name has a typo finds itself alone.
+    bool count_servers() {
         std::vector<etcd::KeyValue> servers;
-        if (!r.etcd.range(r.prefix + "node/server/", &servers)) return;  // the view keeps the last count
+        if (!r.etcd.range(r.prefix + "node/server/", &servers)) return false;  // the view keeps the last count
         LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
         r.c->servers = static_cast<int32_t>(servers.size());
         LWLockRelease(r.c->lock);
+        return true;
+    }
+
+    // The watch's news, into the schedule of looks. A watch that was up and ended is logged
+    // (the worker looks every second until it is back); one that cannot start is not, each time.
+    void follow_watch(int64_t now) {
+        const registry::WatchNews news = watch.pump(now);
+        if (news.created) looks.watch_up(now);
+        if (news.changed) looks.changed(now);
+        if (news.ended && looks.watching())
+            ereport(LOG, (errmsg("idgen registry worker: the watch on etcd ended, looking every second until it is back"),
+                          errdetail("%s", news.error.c_str())));
+        if (news.ended) looks.watch_down(now);
     }
 
     void round() {
         const int64_t now = monotonic_ns();
         keeper.keep_lease(now);
+        follow_watch(now);
+        const bool look = looks.due(now);
+        bool looked_ok = false;
         if (r.lease_id != 0 && r.lease.held(now)) {
             if (!held.server.held) held.claim_node(-1, snowflake::kMaxNodes);
             LWLockAcquire(r.c->lock, LW_SHARED);
@@ -94,15 +116,18 @@ struct Worker {
             for (int i = 0; i < count; i++) {
                 keeper.keep_lease(monotonic_ns());  // many claims in one round must not starve the lease
                 if (r.lease_id == 0) break;
-                definitions.serve(i);
+                definitions.serve(i, look);
             }
             held.retry_deletes();
-            definitions.refresh(now);
-            count_servers(now);
+            if (look) {
+                const bool definitions_read = definitions.refresh();
+                looked_ok = count_servers() && definitions_read;
+            }
             if (registry::needs_advance(static_cast<int64_t>(atomic_load(&r.c->horizon_us)),
                                         generator_now_unix_ns(r.s) / 1000, held.reserve_us()))
                 held.advance(static_cast<int64_t>(atomic_load(&r.c->horizon_us)));
         }
+        if (look) looks.looked(monotonic_ns(), looked_ok);
         batches.serve_batches();  // after the lease's own business, which must not wait behind it
         count_transitions(monotonic_ns());
     }

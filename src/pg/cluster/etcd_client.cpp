@@ -136,26 +136,33 @@ Client::~Client() {
     if (curl_ != nullptr) curl_easy_cleanup(static_cast<CURL *>(curl_));
 }
 
-long Client::perform(const std::string &url, const std::string &body, std::string *reply, int *curl_code) {
-    CURL *curl = static_cast<CURL *>(curl_);
-    reply->clear();
+// Sets up a request of `body` to `url` on the handle: the reply appended to *reply, TLS files,
+// the token in *headers (the caller frees them after the transfer). timeout_ms bounds the
+// whole request, or only its connection when 0 (a stream).
+void Client::prepare(void *easy, const std::string &url, const std::string &body, std::string *reply,
+                     long timeout_ms, struct curl_slist **headers) const {
+    CURL *curl = static_cast<CURL *>(easy);
     curl_easy_reset(curl);
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM of libcurl's in a PostgreSQL process
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms_);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms_);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+    curl_easy_setopt(curl, CURLOPT_COPYPOSTFIELDS, body.c_str());
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, reply);
     // TLS: the peer and its name are always verified (libcurl's defaults, never turned off).
     if (!credentials_.cacert.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, credentials_.cacert.c_str());
     if (!credentials_.cert.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, credentials_.cert.c_str());
     if (!credentials_.key.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, credentials_.key.c_str());
+    if (!token_.empty()) *headers = curl_slist_append(*headers, ("Authorization: " + token_).c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, *headers);
+}
+
+long Client::perform(const std::string &url, const std::string &body, std::string *reply, int *curl_code) {
+    CURL *curl = static_cast<CURL *>(curl_);
+    reply->clear();
     struct curl_slist *headers = nullptr;
-    const std::string authorization = "Authorization: " + token_;
-    if (!token_.empty()) headers = curl_slist_append(headers, authorization.c_str());
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    prepare(curl, url, body, reply, timeout_ms_, &headers);
     char detail[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail);
     *curl_code = curl_easy_perform(curl);
@@ -165,6 +172,25 @@ long Client::perform(const std::string &url, const std::string &body, std::strin
     long status = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     return status;
+}
+
+bool Client::prepare_watch(void *easy, const std::string &from_key, const std::string &through_prefix,
+                           std::string *sink, struct curl_slist **headers) {
+    if (endpoints_.empty()) {
+        error_ = "no etcd endpoint";
+        return false;
+    }
+    if (!authenticate()) return false;
+    const json create{{"create_request", json{{"key", b64(from_key)}, {"range_end", b64(prefix_end(through_prefix))}}}};
+    // etcd ends the watch when this member loses its leader (gRPC metadata through the gateway):
+    // a member cut off from its peers must not keep a watch open that hears of nothing.
+    *headers = curl_slist_append(*headers, "Grpc-Metadata-hasleader: true");
+    prepare(easy, endpoints_[current_] + "/v3/watch", create.dump(), sink, 0, headers);
+    CURL *curl = static_cast<CURL *>(easy);
+    curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);  // a peer gone silently is found in seconds
+    curl_easy_setopt(curl, CURLOPT_TCP_KEEPIDLE, 2L);
+    curl_easy_setopt(curl, CURLOPT_TCP_KEEPINTVL, 2L);
+    return true;
 }
 
 // etcd answers a request whose token it no longer knows (expired, or a member restarted) with

@@ -20,6 +20,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+struct curl_slist;
+
 #include "core/registry/registry_store.hpp"
 
 namespace idgen::pg::etcd {
@@ -62,7 +64,15 @@ public:
 
     const std::string &error() const { return error_; }
 
+    // For etcd_watch.hpp: sets up the libcurl handle `easy` to stream a watch of every key from
+    // from_key through those starting with through_prefix, from the endpoint that answered last,
+    // into *sink (headers: as prepare's). False (error()) when no token could be had.
+    bool prepare_watch(void *easy, const std::string &from_key, const std::string &through_prefix,
+                       std::string *sink, struct curl_slist **headers);
+
 private:
+    void prepare(void *easy, const std::string &url, const std::string &body, std::string *reply, long timeout_ms,
+                 struct curl_slist **headers) const;
     bool post(const std::string &path, const std::string &body, std::string *reply);
     // One request to the current endpoint: the curl code and HTTP status, the reply.
     long perform(const std::string &url, const std::string &body, std::string *reply, int *curl_code);

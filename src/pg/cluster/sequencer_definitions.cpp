@@ -9,7 +9,7 @@
 namespace idgen::pg {
 
 SequencerDefinitions::SequencerDefinitions(RegistryConnection &conn, HeldNodes &nodes)
-    : r(conn), held(nodes), registered(max_sequencers, false), retry_at_ns(max_sequencers, 0) {}
+    : r(conn), held(nodes), registered(max_sequencers, false) {}
 
 // kRegister: the cluster has this definition, or gets it (core/registry/sequencer_definition.hpp).
 ClaimAnswer SequencerDefinitions::register_definition(int i, const std::string &definition_text, bool create,
@@ -35,7 +35,7 @@ bool SequencerDefinitions::destroy(int i, const std::string &dropped) {
 }
 
 // What backends asked of claim i, done and answered.
-void SequencerDefinitions::serve(int i) {
+void SequencerDefinitions::serve(int i, bool look) {
     Claim *claim = &r.c->claims[i];
     LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
     const uint32_t requests = claim->requests;
@@ -53,7 +53,7 @@ void SequencerDefinitions::serve(int i) {
     // A destroy first: a drop committed before a create of the same name was asked.
     if (requests & kDestroy) answer = destroy_first(i, dropped, &detail);
     // (after a destroy alone nothing below applies: not wanted)
-    if (answer == ClaimAnswer::ok) answer = register_and_attach(i, requests, definition, wanted, live, &detail);
+    if (answer == ClaimAnswer::ok) answer = register_and_attach(i, requests, definition, wanted, live, look, &detail);
     if (requests != 0) {
         LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
         claim->answered = asked;
@@ -80,17 +80,16 @@ ClaimAnswer SequencerDefinitions::destroy_first(int i, const std::string &droppe
     return ClaimAnswer::ok;
 }
 
-// serve's kRegister and kDetach, then a node id for a wanted claim (asked, or once a second
-// unasked).
+// serve's kRegister and kDetach, then a node id for a wanted claim (asked, or unasked at a look).
 ClaimAnswer SequencerDefinitions::register_and_attach(int i, uint32_t requests, const std::string &definition,
-                                                      bool wanted, int32_t live, std::string *detail) {
+                                                      bool wanted, int32_t live, bool look, std::string *detail) {
     Claim *claim = &r.c->claims[i];
     ClaimAnswer answer = ClaimAnswer::ok;
     if ((requests & kRegister) && !definition.empty()) {
         const bool was_registered = registered[static_cast<size_t>(i)];
         answer = register_definition(i, definition, (requests & kCreate) != 0, detail);
         // Destroyed in the cluster, or (for a definition registered before) destroyed and
-        // defined otherwise, which refresh would find within a second: as refresh does,
+        // defined otherwise, which refresh would find at the next look: as refresh does,
         // the node id goes back and the claim is destroyed. A failure (etcd unreachable)
         // changes nothing: refresh keeps watching a registered definition.
         if (answer == ClaimAnswer::destroyed || (answer == ClaimAnswer::conflict && was_registered)) {
@@ -103,24 +102,20 @@ ClaimAnswer SequencerDefinitions::register_and_attach(int i, uint32_t requests, 
         }
     }
     if ((requests & kDetach) && held.claims[i].held) held.release(i, ClaimState::detached);
-    // Asked (or once a second unasked, so that a node id that frees up is taken).
-    const int64_t now = monotonic_ns();
+    // Asked (or unasked at a look: a node id freed elsewhere is a change the watch reports).
     if (answer == ClaimAnswer::ok && wanted && registered[static_cast<size_t>(i)] && !held.claims[i].held &&
-        r.lease_id != 0 && (requests != 0 || now >= retry_at_ns[static_cast<size_t>(i)])) {
-        retry_at_ns[static_cast<size_t>(i)] = now + 1000000000;
+        r.lease_id != 0 && (requests != 0 || look)) {
         if (!held.claim_node(i, live)) answer = ClaimAnswer::no_free_node;
     }
     return answer;
 }
 
-// Definitions destroyed, or destroyed and defined otherwise, elsewhere: read every second.
-void SequencerDefinitions::refresh(int64_t now) {
-    if (now < next_refresh_ns) return;
-    next_refresh_ns = now + 1000000000;
+// Definitions destroyed, or destroyed and defined otherwise, elsewhere: read at each look.
+bool SequencerDefinitions::refresh() {
     std::vector<etcd::KeyValue> defs;
     if (!r.etcd.range(r.prefix + "sequencer/", &defs)) {
         r.note_error("reading sequencer definitions");
-        return;
+        return false;
     }
     LWLockAcquire(r.c->lock, LW_SHARED);
     const int count = r.c->claim_count;
@@ -137,6 +132,7 @@ void SequencerDefinitions::refresh(int64_t now) {
             }
         }
     }
+    return true;
 }
 
 }  // namespace idgen::pg

@@ -17,21 +17,22 @@ namespace idgen::pg {
 struct SequencerDefinitions {
     RegistryConnection &r;
     HeldNodes &held;
-    std::vector<bool> registered;      // per claim: its definition is the cluster's (refresh watches it)
-    std::vector<int64_t> retry_at_ns;  // per claim: when to look for a free node id again unasked
-    int64_t next_refresh_ns = 0;
+    std::vector<bool> registered;  // per claim: its definition is the cluster's (refresh watches it)
 
     SequencerDefinitions(RegistryConnection &conn, HeldNodes &nodes);
 
-    void serve(int i);
-    void refresh(int64_t now);
+    // look: the worker looks at the cluster this round (look_schedule.hpp): a wanted claim
+    // without a node id tries for one unasked.
+    void serve(int i, bool look);
+    // At a look: false when etcd did not answer.
+    bool refresh();
 
 private:
     ClaimAnswer register_definition(int i, const std::string &definition_text, bool create, std::string *detail);
     bool destroy(int i, const std::string &dropped);
     ClaimAnswer destroy_first(int i, const std::string &dropped, std::string *detail);
     ClaimAnswer register_and_attach(int i, uint32_t requests, const std::string &definition, bool wanted,
-                                    int32_t live, std::string *detail);
+                                    int32_t live, bool look, std::string *detail);
 };
 
 }  // namespace idgen::pg
