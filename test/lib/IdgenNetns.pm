@@ -3,7 +3,8 @@
 # namespace of its own too), all on 10.231.0.0/24. The test cuts, thins and heals real links with
 # iptables inside a host's namespace, as a firewall on that host would; no address, route or
 # rule is made outside the namespaces, and every namespace goes at END (also on die and on
-# SIGINT/SIGTERM), after the processes started in them. Needs root, iproute2 and iptables.
+# SIGINT/SIGTERM), after the processes started in them; those of a test killed outright go when
+# the next one starts. Needs root, iproute2 and iptables.
 #
 #   my $net = IdgenNetns->new;            # dies with the reason when namespaces cannot be made
 #   $net->add_host('e1', 11);             # host e1 at 10.231.0.11
@@ -27,15 +28,16 @@ sub _run {
 
 sub new {
     my ($class) = @_;
-    my $self = bless { tag => "ig$$", hosts => {} }, $class;
+    my $self = bless { tag => "ig$$", hosts => {}, made => [] }, $class;
     die "not root\n" if $> != 0;
     for my $p (qw(ip iptables)) {
         die "$p not installed\n" unless grep { -x "$_/$p" } split(/:/, $ENV{PATH}), '/usr/sbin', '/sbin';
     }
+    _remove_stale();
     push @networks, $self;
     $self->{switch} = "$self->{tag}-switch";
     _run('ip', 'netns', 'add', $self->{switch});
-    $self->{made} = [ $self->{switch} ];
+    push @{ $self->{made} }, $self->{switch};
     _run('ip', 'netns', 'exec', $self->{switch}, 'ip', 'link', 'add', 'br0', 'type', 'bridge');
     _run('ip', 'netns', 'exec', $self->{switch}, 'ip', 'link', 'set', 'br0', 'up');
     return $self;
@@ -88,6 +90,13 @@ sub _pids {
         push @pids, grep { /^\d+$/ } split /\s+/, `ip netns pids $ns 2>/dev/null`;
     }
     return @pids;
+}
+
+# The namespaces of a test that was killed (SIGKILL: no END ran), whose process is gone, with
+# whatever still runs in them.
+sub _remove_stale {
+    my @stale = grep { /^ig(\d+)-/ && !kill(0, $1) } map { (split ' ')[0] } split /\n/, `ip netns list 2>/dev/null`;
+    bless({ made => \@stale }, __PACKAGE__)->teardown if @stale;
 }
 
 # Kills every process still in the namespaces, then removes them (their veths go with them).

@@ -94,12 +94,9 @@ struct Worker {
     // (the worker looks every second until it is back); one that cannot start is not, each time.
     void follow_watch(int64_t now) {
         const registry::WatchNews news = watch.pump(now);
-        if (news.created) looks.watch_up(now);
-        if (news.changed) looks.changed(now);
-        if (news.ended && looks.watching())
+        if (looks.heard(news, now))
             ereport(LOG, (errmsg("idgen registry worker: the watch on etcd ended, looking every second until it is back"),
                           errdetail("%s", news.error.c_str())));
-        if (news.ended) looks.watch_down(now);
     }
 
     void round() {
@@ -121,7 +118,8 @@ struct Worker {
             held.retry_deletes();
             if (look) {
                 const bool definitions_read = definitions.refresh();
-                looked_ok = count_servers() && definitions_read;
+                const bool servers_read = count_servers();
+                looked_ok = definitions_read && servers_read && r.lease_id != 0;  // (a lease lost cut the claims short)
             }
             if (registry::needs_advance(static_cast<int64_t>(atomic_load(&r.c->horizon_us)),
                                         generator_now_unix_ns(r.s) / 1000, held.reserve_us()))

@@ -1,6 +1,8 @@
 // The registry worker's watch on etcd: one streaming request to the JSON gateway's /v3/watch on
-// a libcurl handle of its own, driven by a multi handle so that the worker never blocks on it:
-// pump() reads what arrived and returns at once (the worker's rounds come at least every 100 ms).
+// a libcurl handle of its own, driven by a multi handle so that the worker never waits on the
+// stream: pump() reads what arrived and returns at once (the worker's rounds come at least every
+// 100 ms). Starting a stream may wait on one request, as any of the worker's: the token, when
+// etcd's authentication is on and none is held.
 // What the news mean for the worker is core/registry/look_schedule.hpp's; how the stream is read,
 // core/registry/watch_stream.hpp's. A stream that ended (or could not start) is started again a
 // second later on the endpoint the etcd client answered from last, which moves on when a member
