@@ -309,19 +309,20 @@ ALTER TABLE @extschema@.reserved_state ENABLE ALWAYS TRIGGER merge_restored_rows
 -- Subscriptions are watched by the library (a hook on CREATE, ALTER and DROP SUBSCRIPTION):
 -- retrospective ids that could equal the publisher's wait while one exists, and DROP
 -- SUBSCRIPTION takes the publisher's state over. By hand, for a publisher that is gone:
-CREATE FUNCTION @extschema@.idgen_carry_state(subscription name, conninfo text DEFAULT NULL) RETURNS void
+CREATE FUNCTION @extschema@.idgen_carry_state(subscription name, conninfo text DEFAULT NULL, database name DEFAULT NULL)
+    RETURNS void
     AS 'MODULE_PATHNAME', 'idgen_carry_state'
     LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.idgen_carry_state(name, text) IS
-    'Takes the idgen state of a publisher over: of a disabled subscription''s (from its own conninfo unless one is given), or from the conninfo given';
-REVOKE ALL ON FUNCTION @extschema@.idgen_carry_state(name, text) FROM PUBLIC;
+COMMENT ON FUNCTION @extschema@.idgen_carry_state(name, text, name) IS
+    'Takes the idgen state of a publisher over: of a disabled subscription''s (from its own conninfo unless one is given; of another database with database => ...), or from the conninfo given';
+REVOKE ALL ON FUNCTION @extschema@.idgen_carry_state(name, text, name) FROM PUBLIC;
 
-CREATE FUNCTION @extschema@.idgen_forget_subscription(subscription name) RETURNS void
+CREATE FUNCTION @extschema@.idgen_forget_subscription(subscription name, database name DEFAULT NULL) RETURNS void
     AS 'MODULE_PATHNAME', 'idgen_forget_subscription'
-    LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@.idgen_forget_subscription(name) IS
-    'Declares that a subscription''s publisher made no retrospective ids to take into account';
-REVOKE ALL ON FUNCTION @extschema@.idgen_forget_subscription(name) FROM PUBLIC;
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.idgen_forget_subscription(name, name) IS
+    'Declares that a subscription''s publisher (of another database with database => ...) made no retrospective ids to take into account';
+REVOKE ALL ON FUNCTION @extschema@.idgen_forget_subscription(name, name) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@._idgen_state(
         OUT generator text, OUT role text, OUT durable_horizon timestamptz, OUT horizon_lsn pg_lsn,

@@ -9,6 +9,9 @@ SELECT idgen_carry_state(NULL);
 SELECT idgen_carry_state('no_such_subscription');
 SELECT idgen_carry_state('no_such_subscription', 'host=/nonexistent port=1 dbname=x');
 SELECT idgen_forget_subscription('no_such_subscription');
+SELECT idgen_forget_subscription(NULL);
+SELECT idgen_forget_subscription('no_such_subscription', database => 'no_such_database');
+SELECT idgen_carry_state('no_such_subscription', database => current_database());
 \set VERBOSITY default
 
 -- A subscription whose publisher does not answer (connect = false): its node id is unknown, so
@@ -39,5 +42,14 @@ SELECT idgen_forget_subscription('guarded');
 SELECT count(DISTINCT u) AS ids FROM (SELECT uuid_v1_at('2001-01-01 00:00:00+00') AS u FROM generate_series(1, 3)) s;
 ALTER SUBSCRIPTION guarded SET (slot_name = NONE);
 DROP SUBSCRIPTION guarded;
+SELECT count(*) AS guard_rows FROM reserved_state WHERE kind = -1;
+
+-- A subscription that never brought a row (made with connect = false, never enabled, no slot)
+-- drops as PostgreSQL drops it: nothing to take over, no connection tried, no message.
+SET client_min_messages = error;
+CREATE SUBSCRIPTION never_used CONNECTION 'host=/nonexistent port=1 dbname=x' PUBLICATION p WITH (connect = false);
+RESET client_min_messages;
+ALTER SUBSCRIPTION never_used SET (slot_name = NONE);
+DROP SUBSCRIPTION never_used;
 SELECT count(*) AS guard_rows FROM reserved_state WHERE kind = -1;
 DROP EXTENSION idgen;

@@ -14,7 +14,7 @@ use Test::More;
 use POSIX ();
 use Time::HiRes ();
 
-our @EXPORT = qw(idgen_node idgen_standby start_node restart_node set_clock freeze_clock clock_reads
+our @EXPORT = qw(idgen_node app_server idgen_standby start_node restart_node set_clock freeze_clock clock_reads
     psql_error psql_retry all_unique ids_setup ids_generate ids_first_round ids_check write_durable_record);
 
 my $LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
@@ -45,6 +45,18 @@ sub idgen_node {
     $node->append_conf('postgresql.conf', $conf);
     _use_faketime($node, $opt{faketime}) if defined $opt{faketime};
     _write_uuid_identity($node, @{ $opt{uuid_identity} }) if defined $opt{uuid_identity};
+    return $node;
+}
+
+# The old server of the move tests: started, with a database "app" holding the extension and
+# the Snowflake sequencer 's' (128 nodes, 4 of them for backfills), then $sql run there.
+sub app_server {
+    my ($name, $node_id, $conf, $sql) = @_;
+    my $node = idgen_node($name, node_id => $node_id, conf => $conf);
+    start_node($node);
+    $node->safe_psql('postgres', 'CREATE DATABASE app');
+    $node->safe_psql('app', "CREATE EXTENSION idgen;
+        SELECT snowflake_create('s', '2010-01-01 00:00:00+00', 128, backfill_nodes => 4); $sql");
     return $node;
 }
 

@@ -1,4 +1,5 @@
-# Settings fixed at server start that a server cannot read stop it, naming the setting: for an
+# Settings fixed at server start (and the failover margin, which decides where a promoted server
+# starts its ids) that a server cannot read stop it, naming the setting: for an
 # extension's setting PostgreSQL would only warn and use the default, and a default node id,
 # cluster name, node or endpoint list would have the server issue ids that are not its own (a
 # cluster name with a typo joins the default cluster's id space). Each malformed value below
@@ -26,6 +27,8 @@ my @refused = (
     [ 'idgen.registry_cluster',        q{''} ],
     [ 'idgen.registry_lease',          q{'1s'} ],
     [ 'idgen.registry_margin',         q{'lots'} ],
+    [ 'idgen.failover_margin',         q{'soon'} ],
+    [ 'idgen.failover_margin',         q{'-1s'} ],
 );
 
 my $node = idgen_node('settings_at_start');

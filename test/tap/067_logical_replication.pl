@@ -1,15 +1,17 @@
 # Moves by logical replication, as blue/green upgrades and managed services make them: an old
-# server A backfills historical rows with every retrospective generator and makes live ids; a
-# new server with the same settings (the same idgen.node_id) takes the schema from pg_dump
-# --schema-only, subscribes, follows A while A goes on working, and takes over when the
-# subscription is dropped; then it backfills the same timestamps again. No id may repeat.
+# server A (node id 1) backfills historical rows with every retrospective generator and makes
+# live ids; a new server with the same settings but a node id of its own (2: a subscription to a
+# publisher of its own node id is refused, test/tap/068_move_transitions.pl) takes the schema
+# from pg_dump --schema-only, subscribes, follows A while A goes on working, and takes over when
+# the subscription is dropped; then it backfills the same timestamps again. No id may repeat.
 # - B: a publication FOR ALL TABLES (idgen's own tables included).
 # - C: a publication of the user's table only; A is down when the subscription is to be dropped
 #   (disabled, slot_name = NONE, as a dead publisher's subscription is dropped), so idgen cannot
 #   take A's state over: the DROP fails and retrospective ids keep waiting until
 #   idgen_carry_state (from A, back up) takes it over; then the DROP succeeds and C backfills.
-# While subscribed, the new servers refuse retrospective ids (55000), also in their other
-# databases for the generators whose counters the server's databases share.
+# While subscribed, the new servers refuse the retrospective ids that do not carry their own node
+# id (55000), also in their other databases for the generators whose counters the server's
+# databases share; those that carry it (uuid_v1_at(ts), uuid_v7_at) go on.
 # - On PostgreSQL 16 and later, P and Q (node ids 1 and 2) replicate one table both ways
 #   (origin = none) while both insert and backfill it: no primary-key conflict, the generators
 #   whose ids carry the node id work on both, the others wait.
@@ -50,12 +52,7 @@ sub sqlstate_of {
     return $ret == 0 ? 'ok' : $err =~ /ERROR:\s+([0-9A-Z]{5}):/ ? $1 : $err;
 }
 
-my $a = idgen_node('a', node_id => 1, conf => $conf);
-start_node($a);
-$a->safe_psql('postgres', 'CREATE DATABASE app');
-$a->safe_psql('app', q{
-    CREATE EXTENSION idgen;
-    SELECT snowflake_create('s', '2010-01-01 00:00:00+00', 128, backfill_nodes => 4);
+my $a = app_server('a', 1, $conf, q{
     CREATE TABLE events (i bigint PRIMARY KEY, ts timestamptz, ua uuid, un uuid, sa bigint, a7 uuid, sn bigint, u1 uuid);
     CREATE PUBLICATION all_tables FOR ALL TABLES;
     CREATE PUBLICATION user_table FOR TABLE events;});
@@ -67,7 +64,7 @@ $a->command_ok([ 'pg_dump', '--schema-only', '--no-publications', '-f', $schema,
 # A new server: the schema, a subscription, the guard while it stands.
 sub subscriber {
     my ($name, $publication) = @_;
-    my $n = idgen_node($name, node_id => 1, conf => $conf);
+    my $n = idgen_node($name, node_id => 2, conf => $conf);
     start_node($n);
     $n->safe_psql('postgres', 'CREATE DATABASE app');
     $n->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-f', $schema, '-d', $n->connstr('app') ],
@@ -77,12 +74,14 @@ sub subscriber {
     $n->safe_psql('app', "CREATE SUBSCRIPTION move CONNECTION '" . $a->connstr . " dbname=app' PUBLICATION $publication");
     $n->poll_query_until('app', "SELECT (SELECT count(*) >= $rows FROM events) AND (SELECT count(*) = 1 FROM snowflake_definitions)")
       or die "$name: the initial copy did not arrive";
-    is(sqlstate_of($n, 'app', q{SELECT uuid_v1_at('2015-06-15 12:00:00+00')}), '55000',
-        "$name: uuid_v1_at(ts) waits while the subscription stands (same node id as the publisher)");
+    is(sqlstate_of($n, 'app', q{SELECT uuid_v1_at('2015-06-15 12:00:00+00', '08:00:2b:01:02:03')}), '55000',
+        "$name: uuid_v1_at(ts, node) waits while the subscription stands");
     is(sqlstate_of($n, 'app', q{SELECT snowflake_at('s', '2015-06-15 12:00:00+00')}), '55000',
         "$name: snowflake_at waits too");
+    is(sqlstate_of($n, 'app', q{SELECT uuid_v1_at('2015-06-15 12:00:00+00'), uuid_v7_at('2015-06-15 12:00:00+00')}),
+        'ok', "$name: uuid_v1_at(ts) and uuid_v7_at, whose ids carry this server's own node id, go on");
     $n->safe_psql('postgres', 'CREATE EXTENSION idgen');
-    is(sqlstate_of($n, 'postgres', q{SELECT uuid_v7_at('2015-06-15 12:00:00+00')}), '55000',
+    is(sqlstate_of($n, 'postgres', q{SELECT uuid_v1_at('2015-06-15 12:00:00+00', '08:00:2b:01:02:03')}), '55000',
         "$name: another database of the server waits too (the counters are the server's)");
     return $n;
 }
@@ -93,6 +92,9 @@ work($a, 2);
 $a->wait_for_catchup('move');
 is($b->safe_psql('app', 'SELECT count(*) FROM events'), 2 * $rows, 'b: caught up with both rounds of a');
 $b->safe_psql('app', 'DROP SUBSCRIPTION move');
+# The sequencer's definition came from A, with A's node id as its backfill owner: moved to B now
+# that A no longer backfills, as snowflake_at's refusal says.
+$b->safe_psql('app', "UPDATE snowflake_definitions SET backfill_owner = 2 WHERE name = 's'");
 work($b, 3);
 is(repeats($b), '0|0|0|0|0|0|' . 3 * $rows, 'b (FOR ALL TABLES): no id repeats after the move');
 

@@ -33,6 +33,38 @@ TEST(MoveGuard, CarriedOrForgottenBlocksNothing) {
     }
 }
 
+TEST(MoveGuard, APublisherWithoutIdgenBlocksNothingButItsDropStillLooks) {
+    const Guard g{GuardState::publisher_without_idgen, -1};
+    for (LeaseKind k : kAll) EXPECT_FALSE(guard_blocks(g, k, 1));
+    EXPECT_TRUE(drop_takes_over(g, true));
+}
+
+TEST(MoveGuard, ACarriedStateCoversASubscriptionOnlyWhileItIsDisabled) {
+    const Guard carried{GuardState::carried, 2};
+    EXPECT_EQ(current_guard(carried, false).state, GuardState::carried);
+    const Guard enabled = current_guard(carried, true);
+    EXPECT_EQ(enabled.state, GuardState::awaiting);
+    EXPECT_EQ(enabled.publisher_node, 2);
+    EXPECT_TRUE(guard_blocks(enabled, LeaseKind::snowflake, 1));
+    EXPECT_EQ(current_guard(Guard{GuardState::forgotten, -1}, true).state, GuardState::forgotten);
+}
+
+TEST(MoveGuard, ADropTakesOverOnlyWhatASubscriptionBroughtAndNothingSettled) {
+    EXPECT_TRUE(drop_takes_over(Guard{GuardState::awaiting, 1}, true));
+    EXPECT_FALSE(drop_takes_over(Guard{GuardState::awaiting, 1}, false));  // never brought a row
+    EXPECT_FALSE(drop_takes_over(Guard{GuardState::carried, 1}, true));
+    EXPECT_FALSE(drop_takes_over(Guard{GuardState::forgotten, -1}, true));
+}
+
+TEST(MoveGuard, APublisherWithThisServersNodeIdIsTheSameNode) {
+    EXPECT_TRUE(same_node(1, 1));
+    EXPECT_TRUE(same_node(0, 0));
+    EXPECT_FALSE(same_node(2, 1));
+    EXPECT_FALSE(same_node(-1, 1));   // no idgen there, or no node id
+    EXPECT_FALSE(same_node(-1, -1));  // neither has a node id: the generators that need one refuse
+    EXPECT_FALSE(same_node(1, -1));
+}
+
 TEST(MoveGuard, OnlySnowflakeSpacesBelongToOneDatabase) {
     EXPECT_TRUE(server_wide(LeaseKind::uuid_auto));
     EXPECT_TRUE(server_wide(LeaseKind::uuid_given));

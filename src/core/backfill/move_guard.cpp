@@ -7,10 +7,27 @@ static bool carries_own_node(LeaseKind kind) noexcept {
     return kind == LeaseKind::uuid_auto || kind == LeaseKind::uuid_v7;
 }
 
+static bool settled(GuardState state) noexcept {
+    return state == GuardState::forgotten || state == GuardState::carried;
+}
+
+Guard current_guard(const Guard &stored, bool subscription_enabled) noexcept {
+    if (stored.state == GuardState::carried && subscription_enabled) return Guard{GuardState::awaiting, stored.publisher_node};
+    return stored;
+}
+
 bool guard_blocks(const Guard &guard, LeaseKind kind, int32_t own_node) noexcept {
-    if (guard.state == GuardState::forgotten || guard.state == GuardState::carried) return false;
+    if (settled(guard.state) || guard.state == GuardState::publisher_without_idgen) return false;
     const bool apart = own_node >= 0 && guard.publisher_node >= 0 && guard.publisher_node != own_node;
     return !(apart && carries_own_node(kind));
+}
+
+bool drop_takes_over(const Guard &guard, bool brought_rows) noexcept {
+    return brought_rows && !settled(guard.state);
+}
+
+bool same_node(int64_t publisher_node, int32_t own_node) noexcept {
+    return own_node >= 0 && publisher_node == own_node;
 }
 
 bool server_wide(LeaseKind kind) noexcept {

@@ -93,8 +93,10 @@ static bool check_locality_mac(char **value, void **, GucSource) {
     return check_with(locality_mac_problem, value);
 }
 
-// The integer settings fixed at server start, with their ranges (used to define them and to
-// check them at start).
+// The integer settings checked at server start, with their ranges (used to define them and to
+// check them at start): those fixed then, and the failover margin, which decides how far above
+// the replayed state a promoted server starts (its default in place of a malformed value would
+// be a smaller margin than the one meant).
 struct IntRange {
     const char *name;
     int min, max, flags;
@@ -104,6 +106,7 @@ static const IntRange kMaxSequencers{"idgen.max_sequencers", 1, 4096, 0};
 static const IntRange kUniqueTimestampDigits{"idgen.unique_timestamp_digits", 2, 3, 0};
 static const IntRange kRegistryLease{"idgen.registry_lease", 2, 3600, GUC_UNIT_S};
 static const IntRange kRegistryMargin{"idgen.registry_margin", 0, 3600 * 1000, GUC_UNIT_MS};
+static const IntRange kFailoverMargin{"idgen.failover_margin", 0, 24 * 3600 * 1000, GUC_UNIT_MS};
 
 static const struct config_enum_entry locality_modes[] = {
     {"variable", kLocalityVariable, false},
@@ -176,13 +179,13 @@ static void define_generator_settings() {
         nullptr, &max_wait_ms, 1000, 0, 600 * 1000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr,
         nullptr);
     DefineCustomIntVariable(
-        "idgen.failover_margin", "How far above the replayed state a promoted standby or a restored backup starts its ids.",
+        kFailoverMargin.name, "How far above the replayed state a promoted standby or a restored backup starts its ids.",
         "WAL that never reached this server (asynchronous replication, an unarchived last segment) "
         "may have covered ids up to this far above what it replayed; with a margin, every lease "
         "space of retrospective ids also skips one namespace. 0 is exact with synchronous "
         "replication.",
-        &failover_margin_ms, 10000, 0, 24 * 3600 * 1000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
-        nullptr);
+        &failover_margin_ms, 10000, kFailoverMargin.min, kFailoverMargin.max, PGC_SIGHUP, kFailoverMargin.flags,
+        nullptr, nullptr, nullptr);
 }
 
 // Cluster mode (fixed at server start, defined only while preloading).
@@ -266,7 +269,8 @@ static void check_string_at_start(const char *name, const char *(*problem)(const
 }
 
 static void refuse_malformed_at_start() {
-    for (const IntRange *range : {&kNodeId, &kMaxSequencers, &kUniqueTimestampDigits, &kRegistryLease, &kRegistryMargin})
+    for (const IntRange *range :
+         {&kNodeId, &kMaxSequencers, &kUniqueTimestampDigits, &kRegistryLease, &kRegistryMargin, &kFailoverMargin})
         check_int_at_start(*range);
     check_string_at_start("idgen.uuid_node", uuid_node_problem);
     check_string_at_start("idgen.locality_mac", locality_mac_problem);

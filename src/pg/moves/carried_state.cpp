@@ -21,6 +21,7 @@ extern "C" {
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 }
 
 namespace idgen::pg {
@@ -308,24 +309,42 @@ int read_guard_rows(Row *out, int max) {
     return n;
 }
 
-bool write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, const char *what) {
+static bool place_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32_t flags, const char *what) {
     const int64 writer = own_writer();
     bool placed = false;
+    auto guard_of = [&](const Row *row) { return row->slot != kHorizonRow && row->kind == kGuardKind && row->key == subid; };
     auto put = [&](Row *row) {
         placed = true;
         const Row before = *row;
-        *row = Row{row->slot, kGuardKind, subid, publisher_node, writer, state, 0};
+        *row = Row{row->slot, kGuardKind, subid, publisher_node, writer, state, (guard_of(row) ? row->step : 0) | flags};
         return memcmp(&before, row, sizeof before) != 0;
     };
-    auto guard_of = [&](const Row *row) { return row->slot != kHorizonRow && row->kind == kGuardKind && row->key == subid; };
     XLogRecPtr end = edit_rows([&](Row *row) { return !placed && guard_of(row) && put(row); });
     if (!placed)
         end = edit_rows([&](Row *row) {
-            const bool usable = guard_of(row) || (row->slot != kHorizonRow && row->kind == static_cast<int32>(LeaseKind::free));
+            const bool usable = row->slot != kHorizonRow && row->kind == static_cast<int32>(LeaseKind::free);
             return !placed && usable && put(row);
         });
     make_durable(end, what);
     return placed;
+}
+
+// A guard row outlives its subscription when the transaction that wrote it rolled back, or when
+// the subscription was dropped in another database. The catalog is read outside the buffer's
+// lock. A subscription being made by a transaction not yet committed is not seen and may lose
+// its row: a subscription without a row is guarded as one idgen knows nothing of, the safe side.
+static void free_guard_rows_of_gone_subscriptions() {
+    CarriedRow rows[kLeaseSpaces];
+    const int n = read_guard_rows(rows, kLeaseSpaces);
+    for (int i = 0; i < n; i++)
+        if (!SearchSysCacheExists1(SUBSCRIPTIONOID, ObjectIdGetDatum(static_cast<Oid>(rows[i].key))))
+            free_guard_row(rows[i].key);
+}
+
+bool write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32_t flags, const char *what) {
+    if (place_guard_row(subid, publisher_node, state, flags, what)) return true;
+    free_guard_rows_of_gone_subscriptions();
+    return place_guard_row(subid, publisher_node, state, flags, what);
 }
 
 void free_guard_row(int64_t subid) {

@@ -56,13 +56,18 @@ struct CarriedRow {
     int64_t writer;  // the system identifier of the cluster that wrote the row (0: never)
     int32_t bound;   // a lease row: the space's offset bound (LeaseState, as uint32 bits);
                      // a guard's GuardState
-    int32_t step;    // a lease row: how far the bound moves at a time; 0 in a guard
+    int32_t step;    // a lease row: how far the bound moves at a time; a guard's flags
+                     // (kGuardBroughtRows)
 };
 
 // A row that is no lease: what idgen knows of a subscription of this database (its publisher's
 // node id, whether its state was taken over; subscription_guard.hpp). Never adopted, never
 // carried elsewhere.
 constexpr int32_t kGuardKind = -1;
+// A guard's flag: the subscription had synchronised a table before a table left it (ALTER
+// SUBSCRIPTION ... REFRESH PUBLICATION forgets the tables that left), so it brought rows even
+// when none of its tables says so now.
+constexpr int32_t kGuardBroughtRows = 1;
 
 // Takes a row of another server's table over (the restore trigger, and the state read from a
 // publisher): adopted into the server's state and, with `into_rows`, merged into this
@@ -72,9 +77,11 @@ void take_over_row(SharedState *state, const CarriedRow &row, bool into_rows, co
 // The guard rows of this database (at most `max`); their count.
 int read_guard_rows(CarriedRow *out, int max);
 
-// Writes the guard of subscription `subid` (a free row when it has none); false when no row is
-// free.
-bool write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, const char *what);
+// Writes the guard of subscription `subid` (a free row when it has none), keeping the flags it
+// had and adding `flags`; false when no row is free, even after freeing the rows of
+// subscriptions that are gone (a CREATE SUBSCRIPTION rolled back after its guard was written,
+// a subscription of another database dropped there).
+bool write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32_t flags, const char *what);
 
 // Frees the guard row of subscription `subid`.
 void free_guard_row(int64_t subid);

@@ -17,6 +17,7 @@ extern "C" {
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/pg_subscription.h"
+#include "catalog/pg_subscription_rel.h"
 #include "commands/dbcommands.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
@@ -24,7 +25,9 @@ extern "C" {
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 #include "utils/lsyscache.h"
+#include "utils/fmgroids.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 }
 
 namespace idgen::pg {
@@ -71,16 +74,44 @@ static void guards_changed() {
     bump_generation();
 }
 
-static bool find_guard_of(Oid subid, CarriedRow *out) {
-    if (!idgen_installed()) return false;
-    CarriedRow rows[kLeaseSpaces];
-    const int n = read_guard_rows(rows, kLeaseSpaces);
+// What this database's rows say of subscription `subid` (of this database or another); the
+// default (awaiting, publisher unknown) when nothing; `flags` the row's flags.
+static Guard stored_guard(Oid subid, const CarriedRow *rows, int n, int32_t *flags = nullptr) {
     for (int i = 0; i < n; i++)
         if (rows[i].key == static_cast<int64_t>(subid)) {
-            *out = rows[i];
-            return true;
+            if (flags != nullptr) *flags = rows[i].step;
+            return Guard{static_cast<GuardState>(rows[i].bound), rows[i].value};
         }
-    return false;
+    if (flags != nullptr) *flags = 0;
+    return Guard{GuardState::awaiting, -1};
+}
+
+static Guard stored_guard_of(Oid subid, int32_t *flags = nullptr) {
+    CarriedRow rows[kLeaseSpaces];
+    const int n = idgen_installed() ? read_guard_rows(rows, kLeaseSpaces) : 0;
+    return stored_guard(subid, rows, n, flags);
+}
+
+// Whether a table of subscription `subid` (of this database) left its initial state: only then
+// can rows have arrived (the apply worker applies changes to a table only once it is
+// synchronised). A subscription made with connect = false and never refreshed has no table.
+static bool has_synchronised_a_table(Oid subid) {
+    ScanKeyData key;
+    ScanKeyInit(&key, Anum_pg_subscription_rel_srsubid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(subid));
+    Relation rel = table_open(SubscriptionRelRelationId, AccessShareLock);
+    SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, nullptr, 1, &key);
+    bool synchronised = false;
+    for (HeapTuple t; !synchronised && HeapTupleIsValid(t = systable_getnext(scan));)
+        synchronised = reinterpret_cast<Form_pg_subscription_rel>(GETSTRUCT(t))->srsubstate != SUBREL_STATE_INIT;
+    systable_endscan(scan);
+    table_close(rel, AccessShareLock);
+    return synchronised;
+}
+
+static void guard_row_or_refuse(Oid subid, const Guard &g, int32_t flags, const char *what) {
+    if (!write_guard_row(subid, g.publisher_node, static_cast<int32_t>(g.state), flags, what))
+        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                        errmsg("%s: idgen's table \"reserved_state\" has no free row", what)));
 }
 
 // ---- The check ---------------------------------------------------------------------------------
@@ -109,9 +140,9 @@ void refuse_while_guarded(SharedState *s, LeaseKind kind, const char *what) {
     for (HeapTuple t; HeapTupleIsValid(t = systable_getnext(scan));) {
         const Form_pg_subscription sub = reinterpret_cast<Form_pg_subscription>(GETSTRUCT(t));
         const bool here = sub->subdbid == MyDatabaseId;
-        Guard g{GuardState::awaiting, -1};  // what idgen knows of a subscription without a row
-        for (int i = 0; here && i < n; i++)
-            if (rows[i].key == static_cast<int64_t>(sub->oid)) g = Guard{static_cast<GuardState>(rows[i].bound), rows[i].value};
+        // This database's rows speak for subscriptions of other databases too: the state taken
+        // over from here (idgen_carry_state(..., database => ...)) is the server's.
+        const Guard g = backfill::current_guard(stored_guard(sub->oid, rows, n), sub->subenabled);
         for (LeaseKind k : kGuardedKinds)
             if ((here || backfill::server_wide(k)) && backfill::guard_blocks(g, k, node_id)) {
                 waiting |= bit(k);
@@ -124,15 +155,19 @@ void refuse_while_guarded(SharedState *s, LeaseKind kind, const char *what) {
     waiting_kinds = waiting;
     if (!OidIsValid(blocker.subid)) return;
     const char *name = get_subscription_name(blocker.subid, true);
+    const char *quoted = quote_literal_cstr(name != nullptr ? name : "?");
     if (blocker.dbid != MyDatabaseId) {
         const char *db = get_database_name(blocker.dbid);
+        const char *db_quoted = quote_literal_cstr(db != nullptr ? db : "?");
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("%s: database \"%s\" takes rows from subscription \"%s\", whose publisher's "
                                "retrospective ids idgen has not taken into account",
                                what, db != nullptr ? db : "?", name != nullptr ? name : "?"),
                         errdetail("These ids share the server's counters across all its databases."),
-                        errhint("Backfill when the subscription is dropped: DROP SUBSCRIPTION takes the "
-                                "publisher's state over. See the README, Logical replication.")));
+                        errhint("From here: SELECT idgen_forget_subscription(%s, database => %s); if its publisher "
+                                "made no retrospective ids, or disable it and SELECT idgen_carry_state(%s, database "
+                                "=> %s); to take its publisher's state over. Dropping it takes the state over too.",
+                                quoted, db_quoted, quoted, db_quoted)));
     }
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("%s: this database takes rows from subscription \"%s\", whose publisher's "
@@ -141,8 +176,10 @@ void refuse_while_guarded(SharedState *s, LeaseKind kind, const char *what) {
                     errdetail("%s", blocker.publisher_node >= 0
                                         ? "The publisher's ids of this kind may equal this server's until its state is taken over."
                                         : "The publisher's idgen.node_id is unknown, so its retrospective ids may equal this server's."),
-                    errhint("Backfill on the publisher, or drop the subscription when the move is done: DROP "
-                            "SUBSCRIPTION takes the publisher's state over. See the README, Logical replication.")));
+                    errhint("Drop the subscription when the move is done (DROP SUBSCRIPTION takes the publisher's "
+                            "state over), or disable it and SELECT idgen_carry_state(%s); or, if its publisher "
+                            "made no retrospective ids, SELECT idgen_forget_subscription(%s);",
+                            quoted, quoted)));
 }
 
 // ---- Reading the publisher ---------------------------------------------------------------------
@@ -150,6 +187,7 @@ void refuse_while_guarded(SharedState *s, LeaseKind kind, const char *what) {
 struct PublisherState {
     char error[256];
     int64_t node_id;  // -1: none
+    bool has_idgen;
     int rows;
     CarriedRow row[kLeaseSpaces + 1];
 };
@@ -194,6 +232,7 @@ static bool read_publisher(const char *conninfo, bool with_rows, bool password_r
         PQfinish(conn);
         return true;
     }
+    p->has_idgen = true;
     if (!PQgetisnull(r, 0, 0) && *PQgetvalue(r, 0, 0) != '\0') p->node_id = strtoll(PQgetvalue(r, 0, 0), nullptr, 10);
     char query[NAMEDATALEN * 2 + 128];
     snprintf(query, sizeof query, "SELECT slot, kind, key, value, writer, bound, step FROM %s.reserved_state",
@@ -244,60 +283,107 @@ static bool connects(const CreateSubscriptionStmt *stmt) {
     return true;
 }
 
-// The publisher's node id into the guard row (none when unknown: a subscription without a row
-// is guarded as one whose publisher's node id is unknown, and a full table is no reason to fail
-// a statement that has already made the publisher's slot).
-static void learn_publisher(Oid subid, const char *conninfo, bool password_needed, const char *what) {
+// A publisher that issues live ids under this server's own node id: refused before the
+// subscription is made (nothing of it exists yet, on either side) or its connection changed.
+static void refuse_same_node(const PublisherState &p, const char *what) {
+    if (!backfill::same_node(p.node_id, node_id)) return;
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("%s: the publisher has this server's idgen.node_id (%d)", what, node_id),
+                    errdetail("Both servers would issue Snowflake ids, unique timestamps and other ids under one "
+                              "node id for as long as both write (a blue/green move's old side until it drains), "
+                              "and no state taken over when the subscription is dropped can keep those apart."),
+                    errhint("Give this server a node id of its own (ALTER SYSTEM SET idgen.node_id = ...; and a "
+                            "restart), then subscribe again.")));
+}
+
+// The guard as the publisher is now: its node id (none when unknown: a subscription without a
+// known node id is guarded as one whose publisher's node id is unknown), whether it has idgen.
+static Guard guard_of_publisher(const PublisherState &p, bool read) {
+    if (!read) return Guard{GuardState::awaiting, -1};
+    return Guard{p.has_idgen ? GuardState::awaiting : GuardState::publisher_without_idgen, p.node_id};
+}
+
+static bool read_publisher_node(const char *conninfo, bool password_needed, PublisherState *p) {
+    if (read_publisher(conninfo, false, password_needed, p)) return true;
+    // A full table is no reason to fail a statement that may have made the publisher's slot.
+    ereport(NOTICE, (errmsg("idgen: %s", p->error),
+                     errdetail("The publisher's idgen.node_id is unknown: retrospective ids wait while the "
+                               "subscription exists.")));
+    return false;
+}
+
+// CREATE SUBSCRIPTION: the publisher is read before the statement runs (so that a refusal leaves
+// no slot behind on the publisher) and its guard written after (the subscription's oid).
+static struct {
+    bool read;
     PublisherState p;
-    if (!read_publisher(conninfo, false, password_needed, &p))
-        ereport(NOTICE, (errmsg("idgen: %s", p.error),
-                         errdetail("The publisher's idgen.node_id is unknown: retrospective ids wait while the "
-                                   "subscription exists.")));
-    if (p.node_id >= 0) {
-        write_guard_row(subid, p.node_id, static_cast<int32_t>(GuardState::awaiting), what);
-    } else {
-        free_guard_row(subid);
-    }
+} creating;
+
+static void subscription_creating(const CreateSubscriptionStmt *stmt) {
+    creating.read = false;
+    if (!idgen_installed() || !connects(stmt)) return;
+    creating.read = read_publisher_node(stmt->conninfo, password_required(GetUserId()), &creating.p);
+    if (creating.read) refuse_same_node(creating.p, "CREATE SUBSCRIPTION");
 }
 
 static void subscription_created(const CreateSubscriptionStmt *stmt) {
     if (idgen_installed() && connects(stmt)) {
         const Oid subid = get_subscription_oid(stmt->subname, false);
-        learn_publisher(subid, stmt->conninfo, password_required(GetUserId()), "CREATE SUBSCRIPTION");
+        const Guard g = guard_of_publisher(creating.p, creating.read);
+        (void)write_guard_row(subid, g.publisher_node, static_cast<int32_t>(g.state), 0, "CREATE SUBSCRIPTION");
     }
     guards_changed();
+}
+
+// Before ALTER SUBSCRIPTION runs: a refresh forgets the tables that left the publication, so
+// whether the subscription ever brought rows is written down first.
+static void subscription_altering(const AlterSubscriptionStmt *stmt) {
+    const Oid subid = get_subscription_oid(stmt->subname, true);
+    if (!OidIsValid(subid) || !idgen_installed() || !has_synchronised_a_table(subid)) return;
+    int32_t flags = 0;
+    const Guard g = stored_guard_of(subid, &flags);
+    if ((flags & kGuardBroughtRows) == 0) guard_row_or_refuse(subid, g, kGuardBroughtRows, "ALTER SUBSCRIPTION");
 }
 
 // A new connection is a new publisher; an enabled subscription brings rows again, so state
 // taken over while it was disabled no longer covers it.
 static void subscription_altered(const AlterSubscriptionStmt *stmt) {
     const Oid subid = get_subscription_oid(stmt->subname, true);
-    CarriedRow g;
     if (OidIsValid(subid) && idgen_installed()) {
         const Subscription *sub = GetSubscription(subid, false);
-        if (stmt->kind == ALTER_SUBSCRIPTION_CONNECTION)
-            learn_publisher(subid, sub->conninfo, password_required(sub->owner), "ALTER SUBSCRIPTION");
-        else if (find_guard_of(subid, &g) && static_cast<GuardState>(g.bound) == GuardState::carried && sub->enabled)
-            write_guard_row(subid, g.value, static_cast<int32_t>(GuardState::awaiting), "ALTER SUBSCRIPTION");
+        int32_t flags = 0;
+        const Guard stored = stored_guard_of(subid, &flags);
+        if (stmt->kind == ALTER_SUBSCRIPTION_CONNECTION) {
+            PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
+            const bool read = read_publisher_node(sub->conninfo, password_required(sub->owner), p);
+            if (read) refuse_same_node(*p, "ALTER SUBSCRIPTION");
+            // Rows that came from the former publisher are covered by nothing the new one says.
+            const bool former_rows = (flags & kGuardBroughtRows) != 0 && stored.state == GuardState::awaiting;
+            guard_row_or_refuse(subid, former_rows ? Guard{GuardState::awaiting, -1} : guard_of_publisher(*p, read), 0,
+                                "ALTER SUBSCRIPTION");
+        } else if (stored.state == GuardState::carried && sub->enabled) {
+            guard_row_or_refuse(subid, Guard{GuardState::awaiting, stored.publisher_node}, 0, "ALTER SUBSCRIPTION");
+        }
     }
     guards_changed();
 }
 
-// DROP SUBSCRIPTION: the conninfo is read before it runs (the subscription is still in the
-// catalog) and used after (its workers have stopped and its slot is dropped, so no more rows
-// can arrive after the state is read).
+// DROP SUBSCRIPTION: the conninfo, the guard and whether rows came are read before it runs (the
+// subscription and its tables are still in the catalog) and used after (its workers have
+// stopped and its slot is dropped, so no more rows can arrive after the state is read).
 struct Dropping {
     Oid subid;
     char *conninfo;
     char *name;
     bool password_required;
+    bool takes_over;
 };
-static Dropping dropping{InvalidOid, nullptr, nullptr, false};
+static Dropping dropping{InvalidOid, nullptr, nullptr, false, false};
 
 static void forget_dropping() {
     if (dropping.conninfo != nullptr) pfree(dropping.conninfo);
     if (dropping.name != nullptr) pfree(dropping.name);
-    dropping = Dropping{InvalidOid, nullptr, nullptr, false};
+    dropping = Dropping{InvalidOid, nullptr, nullptr, false, false};
 }
 
 static void subscription_dropping(const DropSubscriptionStmt *stmt) {
@@ -305,27 +391,30 @@ static void subscription_dropping(const DropSubscriptionStmt *stmt) {
     const Oid subid = get_subscription_oid(stmt->subname, true);
     if (!OidIsValid(subid)) return;
     const Subscription *sub = GetSubscription(subid, false);
+    int32_t flags = 0;
+    const Guard g = backfill::current_guard(stored_guard_of(subid, &flags), sub->enabled);
+    const bool brought_rows = (flags & kGuardBroughtRows) != 0 || has_synchronised_a_table(subid);
     dropping = Dropping{subid, MemoryContextStrdup(TopMemoryContext, sub->conninfo),
-                        MemoryContextStrdup(TopMemoryContext, stmt->subname), password_required(sub->owner)};
+                        MemoryContextStrdup(TopMemoryContext, stmt->subname), password_required(sub->owner),
+                        backfill::drop_takes_over(g, brought_rows)};
 }
 
 static void subscription_dropped() {
     if (!OidIsValid(dropping.subid)) return;
-    CarriedRow g;
-    const bool settled = find_guard_of(dropping.subid, &g) && static_cast<GuardState>(g.bound) != GuardState::awaiting;
-    if (!settled) {  // not taken over by hand while disabled, nor declared not needed
+    if (dropping.takes_over) {
         PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
         if (read_publisher(dropping.conninfo, true, dropping.password_required, p)) {
             take_over(*p);
         } else if (idgen_installed()) {
+            const char *quoted = quote_literal_cstr(dropping.name);
             ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                             errmsg("DROP SUBSCRIPTION: idgen could not take over the publisher's state: %s", p->error),
                             errdetail("Without it, retrospective ids made here could equal the publisher's."),
                             errhint("Disable the subscription, then take the state over from wherever the publisher's "
-                                    "database is now (SELECT idgen_carry_state('%s', 'conninfo');) or declare that it "
-                                    "made no retrospective ids (SELECT idgen_forget_subscription('%s');), and drop "
+                                    "database is now (SELECT idgen_carry_state(%s, 'conninfo');) or declare that it "
+                                    "made no retrospective ids (SELECT idgen_forget_subscription(%s);), and drop "
                                     "again (with ALTER SUBSCRIPTION ... SET (slot_name = NONE) if its slot is gone).",
-                                    dropping.name, dropping.name)));
+                                    quoted, quoted)));
         } else {
             ereport(WARNING, (errmsg("idgen: could not take over the publisher's state: %s", p->error),
                               errdetail("This database has no idgen; ids made by other databases of this server with "
@@ -342,7 +431,12 @@ static ProcessUtility_hook_type previous_utility_hook = nullptr;
 static void watch_subscriptions(PlannedStmt *pstmt, const char *query, bool read_only_tree, ProcessUtilityContext context,
                                 ParamListInfo params, QueryEnvironment *env, DestReceiver *dest, QueryCompletion *qc) {
     Node *stmt = pstmt->utilityStmt;
-    if (IsA(stmt, DropSubscriptionStmt)) subscription_dropping(castNode(DropSubscriptionStmt, stmt));
+    if (IsA(stmt, CreateSubscriptionStmt))
+        subscription_creating(castNode(CreateSubscriptionStmt, stmt));
+    else if (IsA(stmt, AlterSubscriptionStmt))
+        subscription_altering(castNode(AlterSubscriptionStmt, stmt));
+    else if (IsA(stmt, DropSubscriptionStmt))
+        subscription_dropping(castNode(DropSubscriptionStmt, stmt));
     if (previous_utility_hook != nullptr)
         previous_utility_hook(pstmt, query, read_only_tree, context, params, env, dest, qc);
     else
@@ -369,47 +463,65 @@ PG_FUNCTION_INFO_V1(idgen_carry_state);
 PG_FUNCTION_INFO_V1(idgen_forget_subscription);
 }
 
-// (subscription name, conninfo text DEFAULT NULL) -> void: takes a publisher's state over by
-// hand: the subscription's (disabled, so that no more rows arrive) from `conninfo` or its own;
-// with no such subscription, from `conninfo` alone.
+namespace {
+
+// The subscription named by a function's arguments: `name` in database `db` (an argument, NULL:
+// this database).
+struct NamedSubscription {
+    Oid subid;
+    const Subscription *sub;
+};
+
+static NamedSubscription find_subscription(const char *function, FunctionCallInfo fcinfo, int name_arg, int db_arg) {
+    if (PG_ARGISNULL(name_arg))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: subscription must not be NULL", function)));
+    const char *name = NameStr(*PG_GETARG_NAME(name_arg));
+    const Oid dbid = PG_ARGISNULL(db_arg) ? MyDatabaseId : get_database_oid(NameStr(*PG_GETARG_NAME(db_arg)), false);
+    const Oid subid = GetSysCacheOid2(SUBSCRIPTIONNAME, Anum_pg_subscription_oid, ObjectIdGetDatum(dbid), CStringGetDatum(name));
+    return NamedSubscription{subid, OidIsValid(subid) ? GetSubscription(subid, false) : nullptr};
+}
+
+static void record_guard(Oid subid, int64_t publisher_node, GuardState state, const char *what) {
+    guard_row_or_refuse(subid, Guard{state, publisher_node}, 0, what);
+    guards_changed();
+}
+
+}  // namespace
+
+// (subscription name, conninfo text DEFAULT NULL, database name DEFAULT NULL) -> void: takes a
+// publisher's state over by hand: the subscription's (disabled, so that no more rows arrive) from
+// `conninfo` or its own; with no such subscription, from `conninfo` alone. A subscription of
+// another database is named with `database`: the state taken over is the server's, and this
+// database's guard row records it.
 Datum idgen_carry_state(PG_FUNCTION_ARGS) {
-    if (PG_ARGISNULL(0))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("idgen_carry_state: subscription must not be NULL")));
+    const NamedSubscription s = find_subscription("idgen_carry_state", fcinfo, 0, 2);
     const char *name = NameStr(*PG_GETARG_NAME(0));
-    const Oid subid = get_subscription_oid(name, true);
-    const Subscription *sub = OidIsValid(subid) ? GetSubscription(subid, false) : nullptr;
-    if (sub == nullptr && PG_ARGISNULL(1))
+    if (s.sub == nullptr && PG_ARGISNULL(1))
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("idgen_carry_state: subscription \"%s\" does not exist", name),
-                        errhint("Give the publisher's conninfo as the second argument.")));
-    if (sub != nullptr && sub->enabled)
+                        errhint("Give the publisher's conninfo as the second argument, or the subscription's "
+                                "database as database => '...'.")));
+    if (s.sub != nullptr && s.sub->enabled)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("idgen_carry_state: subscription \"%s\" is enabled", name),
                         errdetail("Rows taken after the state is read would not be covered."),
-                        errhint("ALTER SUBSCRIPTION %s DISABLE; first.", quote_identifier(name))));
-    const char *conninfo = !PG_ARGISNULL(1) ? text_to_cstring(PG_GETARG_TEXT_PP(1)) : sub->conninfo;
+                        errhint("ALTER SUBSCRIPTION %s DISABLE; first, in its database.", quote_identifier(name))));
+    const char *conninfo = !PG_ARGISNULL(1) ? text_to_cstring(PG_GETARG_TEXT_PP(1)) : s.sub->conninfo;
     PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
     if (!read_publisher(conninfo, true, false, p))
         ereport(ERROR, (errcode(ERRCODE_CONNECTION_FAILURE), errmsg("idgen_carry_state: %s", p->error)));
     take_over(*p);
-    if (sub != nullptr) {
-        if (!write_guard_row(subid, p->node_id, static_cast<int32_t>(GuardState::carried), "idgen_carry_state()"))
-            ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                            errmsg("idgen_carry_state: idgen's table \"reserved_state\" has no free row")));
-        guards_changed();
-    }
+    if (s.sub != nullptr) record_guard(s.subid, p->node_id, GuardState::carried, "idgen_carry_state()");
     PG_RETURN_VOID();
 }
 
-// (subscription name) -> void: declares that the subscription's publisher made no retrospective
-// ids to take into account.
+// (subscription name, database name DEFAULT NULL) -> void: declares that the subscription's
+// publisher made no retrospective ids to take into account.
 Datum idgen_forget_subscription(PG_FUNCTION_ARGS) {
-    const char *name = NameStr(*PG_GETARG_NAME(0));
-    const Oid subid = get_subscription_oid(name, true);
-    if (!OidIsValid(subid))
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("idgen_forget_subscription: subscription \"%s\" does not exist", name)));
-    if (!write_guard_row(subid, -1, static_cast<int32_t>(GuardState::forgotten), "idgen_forget_subscription()"))
-        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                        errmsg("idgen_forget_subscription: idgen's table \"reserved_state\" has no free row")));
-    guards_changed();
+    const NamedSubscription s = find_subscription("idgen_forget_subscription", fcinfo, 0, 1);
+    if (s.sub == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                        errmsg("idgen_forget_subscription: subscription \"%s\" does not exist", NameStr(*PG_GETARG_NAME(0))),
+                        errhint("Name the database of a subscription of another database: database => '...'.")));
+    record_guard(s.subid, -1, GuardState::forgotten, "idgen_forget_subscription()");
     PG_RETURN_VOID();
 }
