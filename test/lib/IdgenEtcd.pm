@@ -35,13 +35,15 @@ my @clusters;    # every cluster made, for the stop at END
 
 # Certificates for an etcd with TLS, made with openssl under $dir: a CA; the members'
 # certificate for 127.0.0.1; a client certificate; an expired client certificate (signed as of
-# 2020 under libfaketime); and a second CA that signed none of them. Returns their paths. The
+# 2020 under libfaketime); and a second CA, which signed only a client certificate of its own
+# (foreign_cert). Returns their paths. The
 # client certificates have no CommonName, which etcd's JSON gateway requires with
 # --client-cert-auth (it refuses a request whose certificate names a CN).
 sub make_certificates {
     my ($dir) = @_;
     my %c = map { ($_ => "$dir/$_.pem") }
-      qw(ca ca_key server_cert server_key client_cert client_key expired_cert other_ca other_ca_key);
+      qw(ca ca_key server_cert server_key client_cert client_key expired_cert other_ca other_ca_key foreign_cert
+         foreign_key);
     my $run = sub {
         my $err = '';
         IPC::Run::run([@_], '<', '/dev/null', '>', '/dev/null', '2>', \$err) or die "@_: $err";
@@ -54,15 +56,16 @@ sub make_certificates {
                '-days', '2', '-subj', "/CN=$ca->[2]");
     }
     my $sign = sub {
-        my ($subject, $cert, $key, @pre) = @_;
+        my ($ca, $subject, $cert, $key, @pre) = @_;
         $run->('openssl', 'req', '-newkey', 'rsa:2048', '-nodes', '-keyout', $key, '-out', "$cert.csr", '-subj', $subject);
-        $run->(@pre, 'openssl', 'x509', '-req', '-in', "$cert.csr", '-CA', $c{ca}, '-CAkey', $c{ca_key},
+        $run->(@pre, 'openssl', 'x509', '-req', '-in', "$cert.csr", '-CA', $c{$ca}, '-CAkey', $c{"${ca}_key"},
                '-CAcreateserial', '-out', $cert, '-days', '1', '-extfile', "$dir/san.ext");
     };
-    $sign->('/CN=127.0.0.1', $c{server_cert}, $c{server_key});
+    $sign->('ca', '/CN=127.0.0.1', $c{server_cert}, $c{server_key});
     # Clients without a CommonName: etcd refuses a gateway request whose certificate has one.
-    $sign->('/O=idgen test client', $c{client_cert}, $c{client_key});
-    $sign->('/O=idgen test client', $c{expired_cert}, "$dir/expired_key.pem", 'faketime', '2020-01-01 00:00:00');
+    $sign->('ca', '/O=idgen test client', $c{client_cert}, $c{client_key});
+    $sign->('other_ca', '/O=idgen test client', $c{foreign_cert}, $c{foreign_key});
+    $sign->('ca', '/O=idgen test client', $c{expired_cert}, "$dir/expired_key.pem", 'faketime', '2020-01-01 00:00:00');
     $c{expired_key} = "$dir/expired_key.pem";
     return \%c;
 }
@@ -87,6 +90,17 @@ sub new {
 
 sub _client_url { my ($m) = @_; return ($m->{tls} ? 'https' : 'http') . "://127.0.0.1:$m->{client}"; }
 sub _running { my ($self) = @_; return grep { $_->{harness} } @{ $self->{members} }; }
+
+# How many lines of the members' logs match $re (etcd logs each refused TLS handshake).
+sub log_lines {
+    my ($self, $re) = @_;
+    my $n = 0;
+    for my $m (@{ $self->{members} }) {
+        open my $fh, '<', $m->{log} or next;
+        while (<$fh>) { $n++ if $_ =~ $re; }
+    }
+    return $n;
+}
 
 # The client URLs of all members, comma-separated (the value of idgen.registry).
 sub client_urls { my ($self) = @_; return join(',', map { _client_url($_) } @{ $self->{members} }); }

@@ -38,6 +38,7 @@ char *registry_cert = nullptr;
 char *registry_key = nullptr;
 char *registry_user = nullptr;
 char *registry_password = nullptr;
+char *registry_password_file = nullptr;
 static bool preloaded = false;
 
 bool registry_configured() {
@@ -232,8 +233,14 @@ static void define_registry_settings() {
         &registry_user, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
     DefineCustomStringVariable(
         "idgen.registry_password", "The password of idgen.registry_user.",
-        "Visible to superusers only.",
+        "Readable by superusers and by members of pg_read_all_settings (pg_monitor): "
+        "idgen.registry_password_file keeps it from them.",
         &registry_password, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "idgen.registry_password_file", "A file whose first line is the password of idgen.registry_user.",
+        "Read when the registry worker starts; no access for others than its owner and group. "
+        "Instead of idgen.registry_password.",
+        &registry_password_file, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
 }
 
 // PostgreSQL replaces an extension's setting that it cannot read with its default and only

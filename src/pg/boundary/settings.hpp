@@ -27,6 +27,7 @@ extern char *registry_cert;          // idgen.registry_cert: client certificate 
 extern char *registry_key;           // idgen.registry_key: its private key file
 extern char *registry_user;          // idgen.registry_user: etcd user
 extern char *registry_password;      // idgen.registry_password: its password
+extern char *registry_password_file; // idgen.registry_password_file: a file holding it
 
 // Whether cluster mode is on (idgen.registry set, and preloaded).
 bool registry_configured();

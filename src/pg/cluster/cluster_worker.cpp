@@ -29,6 +29,7 @@
 #include "pg/cluster/lease_keeper.hpp"
 #include "pg/cluster/namespace_batches.hpp"
 #include "pg/cluster/registry_connection.hpp"
+#include "pg/cluster/registry_password.hpp"
 #include "pg/cluster/sequencer_definitions.hpp"
 #include "pg/shared_memory/shared_state.hpp"
 #include "pg/boundary/postgres_api.hpp"
@@ -200,6 +201,7 @@ void idgen_cluster_worker_main(Datum) {
 namespace idgen::pg {
 
 void register_cluster_worker() {
+    check_registry_password_at_start();
     BackgroundWorker w;
     memset(&w, 0, sizeof w);
     w.bgw_flags = BGWORKER_SHMEM_ACCESS;

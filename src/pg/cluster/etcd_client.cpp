@@ -111,6 +111,10 @@ json read_op(const std::string &key) {
     return json{{"request_range", json{{"key", b64(key)}}}};
 }
 
+int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 json absent(const std::string &key) {
     return json{{"key", b64(key)}, {"target", "CREATE"}, {"result", "EQUAL"}, {"create_revision", "0"}};
 }
@@ -180,7 +184,12 @@ bool Client::prepare_watch(void *easy, const std::string &from_key, const std::s
         error_ = "no etcd endpoint";
         return false;
     }
-    if (!authenticate()) return false;
+    if (!may_ask()) return false;
+    refused_ = false;
+    if (!authenticate()) {
+        if (refused_) refusals_.refused(steady_ns());
+        return false;
+    }
     const json create{{"create_request", json{{"key", b64(from_key)}, {"range_end", b64(prefix_end(through_prefix))}}}};
     // etcd ends the watch when this member loses its leader (gRPC metadata through the gateway):
     // a member cut off from its peers must not keep a watch open that hears of nothing.
@@ -199,23 +208,64 @@ static bool token_refused(long status, const std::string &reply) {
     return status == 401 || reply.find("invalid auth token") != std::string::npos;
 }
 
-// libcurl's message, with its detail when it has one (TLS errors name the certificate's fault).
-// A member that refuses this server's client certificate under TLS 1.3 closes the connection
-// after the handshake, which libcurl reports only as a failure to send or receive.
-std::string Client::transport_error(int rc) const {
-    std::string text = curl_easy_strerror(static_cast<CURLcode>(rc));
-    if (!transport_detail_.empty() && transport_detail_ != text) text += " (" + transport_detail_ + ")";
-    if ((rc == CURLE_SEND_ERROR || rc == CURLE_RECV_ERROR) && !credentials_.cacert.empty())
-        text += "; over TLS this is how etcd refuses a client certificate (expired, from another CA, or none)";
-    return text;
+// Over https, libcurl 7.88 reports a member that refuses this server's client certificate as a
+// handshake failure, or (TLS 1.3, HTTP/2: the refusal comes after the handshake) as a failure to
+// send, to receive, or in the HTTP/2 framing, at random; the other codes are this server's own
+// TLS files or etcd's certificate.
+bool Client::refused_handshake(int rc) const {
+    bool tls = false;
+    for (const std::string &url : endpoints_) tls = tls || url.rfind("https://", 0) == 0;
+    switch (static_cast<CURLcode>(rc)) {
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_HTTP2:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+        return tls;
+    default:
+        return false;
+    }
 }
 
-// A refused authentication is tried again a second later at the soonest, not at every request:
-// etcd checks a password with bcrypt, and the worker asks many times a second.
+// The cause first (idgen_registry.last_error holds 255 bytes), then libcurl's message and its
+// detail (the certificate's fault, when OpenSSL named it).
+std::string Client::transport_error(int rc) const {
+    std::string cause;
+    if (refused_handshake(rc)) switch (static_cast<CURLcode>(rc)) {
+        case CURLE_PEER_FAILED_VERIFICATION:
+            cause = "etcd's certificate is not trusted (not signed by the CA of idgen.registry_cacert, or not for this address)";
+            break;
+        case CURLE_SSL_CACERT_BADFILE:
+            cause = "idgen.registry_cacert cannot be read as a CA certificate";
+            break;
+        case CURLE_SSL_CERTPROBLEM:
+            cause = "idgen.registry_cert or idgen.registry_key cannot be used";
+            break;
+        default:
+            cause = "etcd refused the TLS handshake: this server's client certificate is expired, from another CA, or missing";
+        }
+    std::string text = curl_easy_strerror(static_cast<CURLcode>(rc));
+    if (!transport_detail_.empty() && transport_detail_ != text) text += " (" + transport_detail_ + ")";
+    return cause.empty() ? text : cause + " [libcurl: " + text + "]";
+}
+
+std::string Client::stream_ended(int rc) {
+    if (refused_handshake(rc)) refusals_.refused(steady_ns());
+    transport_detail_.clear();
+    return transport_error(rc);
+}
+
+// No request goes out while etcd's last refusal says wait: error_ still says why.
+bool Client::may_ask() {
+    return refusals_.ready(steady_ns());
+}
+
+// etcd checks a password with bcrypt, and the worker asks many times a second: a refused
+// authentication is a refusal (refusal_backoff.hpp).
 bool Client::authenticate() {
     if (credentials_.user.empty() || !token_.empty()) return true;
-    const auto now = std::chrono::steady_clock::now();
-    if (now < auth_retry_at_) return false;  // error_ still says why the last try failed
     const std::string body = json{{"name", credentials_.user}, {"password", credentials_.password}}.dump();
     std::string reply;
     int rc = 0;
@@ -225,35 +275,47 @@ bool Client::authenticate() {
         token_ = r["token"].get<std::string>();
         return true;
     }
-    if (rc == CURLE_OK) auth_retry_at_ = now + std::chrono::seconds(1);  // refused, not unreachable
+    refused_ = rc == CURLE_OK || refused_handshake(rc);  // refused, not unreachable
     error_ = endpoints_[current_] + ": authenticating as etcd user \"" + credentials_.user + "\": " +
              (rc != CURLE_OK ? transport_error(rc) : "HTTP " + std::to_string(status) + " " + reply.substr(0, 200));
     return false;
 }
 
+// Each endpoint in turn until one answers. When every one refused (none was merely unreachable),
+// the next request waits (refusal_backoff.hpp).
 bool Client::post(const std::string &path, const std::string &body, std::string *reply) {
     if (curl_ == nullptr || endpoints_.empty()) {
         error_ = curl_ == nullptr ? "libcurl could not be initialised" : "no etcd endpoint";
         return false;
     }
+    if (!may_ask()) return false;
+    bool all_refused = true;
     for (size_t tried = 0; tried < endpoints_.size(); tried++) {
         int rc = CURLE_OK;
         long status = 0;
         bool authenticated = true;
+        refused_ = false;
         for (int attempt = 0; attempt < 2; attempt++) {
             authenticated = authenticate();
             if (!authenticated) break;
             status = perform(endpoints_[current_] + path, body, reply, &rc);
-            if (rc == CURLE_OK && status == 200 && !token_refused(status, *reply)) return true;
+            if (rc == CURLE_OK && status == 200 && !token_refused(status, *reply)) {
+                refusals_.answered();
+                return true;
+            }
             if (rc != CURLE_OK || token_.empty() || !token_refused(status, *reply)) break;
             token_.clear();  // refused: authenticate again and repeat the request once
         }
-        if (authenticated)  // (otherwise error_ says why authenticating failed)
+        if (authenticated) {  // (otherwise error_ says why authenticating failed)
+            refused_ = refused_handshake(rc);
             error_ = endpoints_[current_] + ": " +
                      (rc != CURLE_OK ? transport_error(rc) : "HTTP " + std::to_string(status) + " " + reply->substr(0, 200));
+        }
+        all_refused = all_refused && refused_;
         current_ = (current_ + 1) % endpoints_.size();
         token_.clear();  // a simple token is one member's: the next member needs its own
     }
+    if (all_refused) refusals_.refused(steady_ns());
     return false;
 }
 

@@ -10,10 +10,11 @@
 // A production etcd: https:// endpoints checked against a CA file (else the system's store),
 // a client certificate and key for etcd's --client-cert-auth, and etcd's user authentication
 // (a token from /v3/auth/authenticate, sent with every request and taken anew when etcd says it
-// is no longer valid: tokens expire, and a restarted member forgets simple tokens).
+// is no longer valid: tokens expire, and a restarted member forgets simple tokens). When etcd
+// refuses this server (a TLS handshake, a password), requests and watches wait as
+// refusal_backoff.hpp says.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 
 struct curl_slist;
 
+#include "core/registry/refusal_backoff.hpp"
 #include "core/registry/registry_store.hpp"
 
 namespace idgen::pg::etcd {
@@ -69,6 +71,9 @@ public:
     // into *sink (headers: as prepare's). False (error()) when no token could be had.
     bool prepare_watch(void *easy, const std::string &from_key, const std::string &through_prefix,
                        std::string *sink, struct curl_slist **headers);
+    // For etcd_watch.hpp: how a watch's stream ended (libcurl's code): a refused handshake counts
+    // as a refusal of every request. The text to show for it.
+    std::string stream_ended(int curl_code);
 
 private:
     void prepare(void *easy, const std::string &url, const std::string &body, std::string *reply, long timeout_ms,
@@ -79,6 +84,9 @@ private:
     // A token for the user (when one is set and none is held); false with error_ otherwise.
     bool authenticate();
     std::string transport_error(int curl_code) const;
+    // Whether a libcurl code means etcd (or this server's own TLS files) refused the handshake.
+    bool refused_handshake(int curl_code) const;
+    bool may_ask();  // false (error() says why) while refusals_ says wait
     // post() and parse: false (with error_) on a transport error, bad JSON or an error object.
     bool call(const std::string &path, const nlohmann::json &body, nlohmann::json *out);
     bool failure_value(const nlohmann::json &r, std::string *current);
@@ -86,7 +94,8 @@ private:
     std::vector<std::string> endpoints_;
     Credentials credentials_;
     std::string token_;  // etcd's auth token, "" while none is held
-    std::chrono::steady_clock::time_point auth_retry_at_{};  // no new try before (after a refusal)
+    registry::RefusalBackoff refusals_;
+    bool refused_ = false;  // the last request or authentication was refused (not unanswered)
     size_t current_ = 0;
     long timeout_ms_;
     void *curl_;

@@ -72,7 +72,7 @@ registry::WatchNews Watch::pump(int64_t now_ns) {
         std::string why = "the stream closed";
         int left = 0;
         while (CURLMsg *m = curl_multi_info_read(static_cast<CURLM *>(multi_), &left))
-            if (m->msg == CURLMSG_DONE && m->data.result != CURLE_OK) why = curl_easy_strerror(m->data.result);
+            if (m->msg == CURLMSG_DONE && m->data.result != CURLE_OK) why = client_.stream_ended(m->data.result);
         news.ended = true;
         news.error = "watch: " + why;
     }
