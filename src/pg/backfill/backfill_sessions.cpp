@@ -152,8 +152,13 @@ static void hold_next(SessionAllocator *s, const char *what) {
     s->counted++;
     count_in_use(backfill_shared(), s->space, s->limit, 1);
     // This database's copy covers the namespace before it is used, however it was had: one
-    // parked or recycled may have been leased by a session of another database.
+    // parked or recycled may have been leased by a session of another database. In cluster mode
+    // also the server's one space, which counted it too: a standalone server that this
+    // database is restored into, with the same node id, counts there.
     carry_lease(s->shared, s->space, lease_state(backfill_shared(), s->space), what);
+    LeaseSpace server_space;
+    if (cluster != nullptr && server_space_of(s->space, &server_space))
+        carry_lease(s->shared, server_space, lease_state(backfill_shared(), server_space), what);
     if (adopted)
         check(backfill::hold_adopted(a, ns, park_buffer));  // on an error the namespace is spent
     else

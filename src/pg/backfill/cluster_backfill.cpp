@@ -43,13 +43,19 @@ static BatchCell *cell_locked(ClusterShared *c, const LeaseSpace &space, uint64_
     return cell;
 }
 
+bool server_space_of(const LeaseSpace &space, LeaseSpace *out) {
+    if (space.kind != backfill::LeaseKind::uuid_auto && space.kind != backfill::LeaseKind::uuid_v7) return false;
+    *out = LeaseSpace{space.kind, InvalidOid, 0};
+    return true;
+}
+
 // What the server counts of `space` itself, in its own table's namespaces: its own takes, and
 // what it took over (a dump restored here, a publisher's state). Outside cluster mode the ids
 // that carry the node id were counted in one space (key 0) whatever the node id.
 static uint64_t own_count(BackfillShared *s, const LeaseSpace &space) {
     uint64_t own = lease_state(s, space).next;
-    if (space.kind == backfill::LeaseKind::uuid_auto || space.kind == backfill::LeaseKind::uuid_v7)
-        own = std::max(own, lease_state(s, LeaseSpace{space.kind, InvalidOid, 0}).next);
+    LeaseSpace server_space;
+    if (server_space_of(space, &server_space)) own = std::max(own, lease_state(s, server_space).next);
     return own;
 }
 
@@ -75,8 +81,8 @@ bool cluster_lease_namespace(BackfillShared *s, ClusterShared *c, const LeaseSpa
             // recycled, even after cluster mode (lease_spaces.hpp, kBoundUnknown).
             const LeaseState counted{*ns / per_local + 1, backfill::kBoundUnknown, 0};
             raise_lease(s, space, counted);
-            if (space.kind == backfill::LeaseKind::uuid_auto || space.kind == backfill::LeaseKind::uuid_v7)
-                raise_lease(s, LeaseSpace{space.kind, InvalidOid, 0}, counted);
+            LeaseSpace server_space;
+            if (server_space_of(space, &server_space)) raise_lease(s, server_space, counted);
             return true;
         }
         if (b->used_up) {

@@ -23,6 +23,12 @@ struct RetrospectiveNode {
 };
 RetrospectiveNode retrospective_node(const char *what, const char *hint);
 
+// The server's one space of `space`'s kind (key 0), in which cluster mode also counts the ids that
+// carry the node id: a server that leaves cluster mode goes on there, and a database dumped from
+// it carries it (a standalone server with the same node id counts there). False for the kinds
+// whose spaces do not depend on the node id.
+bool server_space_of(const LeaseSpace &space, LeaseSpace *out);
+
 // A namespace of `space` (of `limit`) from this server's batch, leasing the next batch through
 // the worker when it is used up (at most idgen.max_wait; 55000 then). False when the registry's
 // counter has reached the limit: the space is used up in the whole cluster. `per_local`: how
