@@ -49,7 +49,8 @@ for my $r (@refused) {
 }
 
 # Settings valid alone but not together stop it too.
-for my $pair ([ "idgen.registry = 'http://127.0.0.1:9'\nidgen.node_id = 1\n", qr/FATAL:  idgen.node_id and idgen.registry cannot both be set/ ],
+for my $pair ([ "idgen.registry = 'http://127.0.0.1:9'\nidgen.registry_password = 'x'\nidgen.registry_password_file = '/dev/null'\n",
+                qr/FATAL:  idgen.registry_password and idgen.registry_password_file cannot both be set/ ],
               [ "idgen.registry = 'http://127.0.0.1:9'\nidgen.registry_lease = 2\nidgen.registry_margin = 1000\n",
                 qr/FATAL:  idgen.registry_margin \(1000 ms\) must be less than half of idgen.registry_lease \(2 s\)/ ]) {
     open my $fh, '>', $node->data_dir . '/postgresql.conf' or die $!;

@@ -157,6 +157,42 @@ TEST(NodeHolder, ANodeIdGivenBackWhoseDeleteFailedIsNotClaimedAgainUntilDeleted)
     EXPECT_NE(a.holder.claims[0].node, b.holder.claims[0].node) << "never one node id held by two servers";
 }
 
+TEST(NodeHolder, AServerWithANodeIdOfItsOwnHoldsItAndTheOthersChooseAround) {
+    FakeRegistry reg;
+    FakeServer given(reg, "given", 1, 1000 * kSec), chooser(reg, "chooser", 2, 1000 * kSec);
+    ASSERT_TRUE(given.holder.claim_node(-1, 4, 0));
+    EXPECT_EQ(given.holder.server.node, 0);
+    ASSERT_TRUE(chooser.holder.claim_node(-1, 4));
+    EXPECT_EQ(chooser.holder.server.node, 1) << "the lowest free node id skips one a server holds as its own";
+}
+
+TEST(NodeHolder, ANodeIdOfItsOwnHeldByAnotherIsWaitedForThenTakenOverAboveItsIds) {
+    FakeRegistry reg;
+    FakeServer chooser(reg, "chooser", 1, 1000 * kSec), given(reg, "given", 2, 995 * kSec);  // 5 s behind
+    ASSERT_TRUE(chooser.holder.claim_node(-1, 4));
+    ASSERT_EQ(chooser.holder.server.node, 0);
+    const int64_t last = chooser.issue_n(-1, 50);
+    EXPECT_FALSE(given.holder.claim_node(-1, 4, 0)) << "held by another: nothing claimed, no other node id either";
+    EXPECT_FALSE(given.holder.server.held);
+    EXPECT_FALSE(given.attached(-1));
+    EXPECT_EQ(given.issue(-1), -1);
+    ASSERT_FALSE(given.errors.empty());
+    EXPECT_NE(given.errors.back().find("held by another server"), std::string::npos) << given.errors.back();
+    chooser.holder.release(-1, ClaimState::detached);
+    ASSERT_TRUE(given.holder.claim_node(-1, 4, 0));
+    EXPECT_EQ(given.holder.server.node, 0);
+    EXPECT_GT(given.issue(-1), last) << "its first id is after the last holder's last";
+}
+
+TEST(NodeHolder, ANodeIdOfItsOwnBeyondAPoolsNodeIdsIsNotClaimed) {
+    FakeRegistry reg;
+    FakeServer given(reg, "given", 1, 1000 * kSec);
+    EXPECT_FALSE(given.holder.claim_node(0, 4, 4));
+    EXPECT_FALSE(given.holder.claims[0].held);
+    ASSERT_FALSE(given.errors.empty());
+    EXPECT_NE(given.errors.back().find("is not among the 4 node ids"), std::string::npos) << given.errors.back();
+}
+
 TEST(NodeHolder, AGiveBackAfterAFailedReadOfTheLastHorizonLeavesThatHorizonAsItWas) {
     FakeRegistry reg;
     FakeServer a(reg, "a", 1, 1000 * kSec);

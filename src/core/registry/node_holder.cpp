@@ -96,15 +96,22 @@ bool NodeHolder::store_each(const std::vector<int> &pools, const std::string &va
     return true;
 }
 
-bool NodeHolder::claim_node(int i, int32_t live) {
+bool NodeHolder::claim_node(int i, int32_t live, int32_t only) {
     const std::string pool = side_.pool_name(i);
+    if (only >= live) {
+        side_.note_error("node id " + std::to_string(only) + " is not among the " + std::to_string(live) +
+                         " node ids of " + pool);
+        return false;
+    }
     std::vector<KeyValue> keys;
     if (!store_.range(reg_.prefix + "node/" + pool + "/", &keys)) {
         side_.note_error("reading node ids");
         return false;
     }
     const std::vector<bool> taken = taken_node_ids(keys, reg_.identity, undeleted, live);
-    for (int32_t n = 0; n < live; n++) {
+    if (only >= 0 && taken[static_cast<size_t>(only)])
+        side_.note_error("node id " + std::to_string(only) + " of " + pool + " is held by another server");
+    for (int32_t n = only >= 0 ? only : 0; n < (only >= 0 ? only + 1 : live); n++) {
         if (taken[static_cast<size_t>(n)]) continue;
         const std::string suffix = pool + "/" + std::to_string(n);
         bool created = false;

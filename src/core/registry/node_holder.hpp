@@ -80,8 +80,11 @@ public:
 
     Held &held_of(int i) { return i < 0 ? server : claims[static_cast<size_t>(i)]; }
 
-    // Claims the lowest free node id 0 .. live - 1 of pool i; false when none was claimed.
-    bool claim_node(int i, int32_t live);
+    // Claims the lowest free node id 0 .. live - 1 of pool i, or only node id `only` when one is
+    // given (>= 0): a server with a node id of its own holds it in the registry too, so that no
+    // server choosing the lowest free one takes it, and it issues nothing while another holds
+    // it. False when none was claimed.
+    bool claim_node(int i, int32_t live, int32_t only = -1);
     // Gives pool i's node id back (a detach, a destroy): withdrawn from the generators with
     // `state` first, then its last horizon stored, then its key deleted.
     void release(int i, ClaimState state);

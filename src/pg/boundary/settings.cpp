@@ -126,7 +126,8 @@ static const struct config_enum_entry orderings[] = {
 static void define_server_settings() {
     DefineCustomIntVariable(
         kNodeId.name, "This server's node id, unique among the servers that share id spaces.",
-        "-1 (the default) means none: generators that need a node id refuse to generate.",
+        "-1 (the default) means none: generators that need a node id refuse to generate. With "
+        "idgen.registry, the node id this server holds in etcd as its own (-1: the lowest free one).",
         &node_id, -1, kNodeId.min, kNodeId.max, PGC_POSTMASTER, kNodeId.flags, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         kMaxSequencers.name, "How many Snowflake sequencers can be in use at once (server-wide).",
@@ -192,10 +193,11 @@ static void define_generator_settings() {
 // Cluster mode (fixed at server start, defined only while preloading).
 static void define_registry_settings() {
     DefineCustomStringVariable(
-        "idgen.registry", "etcd client URLs (comma separated) to lease node ids from, instead of idgen.node_id.",
+        "idgen.registry", "etcd client URLs (comma separated) to lease node ids from.",
         "Cluster mode: a background worker claims this server's node ids in etcd under a lease and "
-        "keeps it alive; generators that carry a node id refuse (55000) while the lease is not "
-        "held. Empty (the default): idgen.node_id as before.",
+        "keeps it alive (idgen.node_id, when set, as its own; else the lowest free ones); "
+        "generators that carry a node id refuse (55000) while the lease is not held. Empty (the "
+        "default): idgen.node_id alone.",
         &registry, "", PGC_POSTMASTER, 0, check_registry, nullptr, nullptr);
     DefineCustomStringVariable(
         "idgen.registry_cluster", "The name of this idgen cluster in etcd: the prefix of every key.",
@@ -287,10 +289,6 @@ static void refuse_malformed_at_start() {
 
 // Settings that are valid alone but not together: the server does not start.
 static void check_setting_combinations() {
-    if (registry_configured() && node_id >= 0)
-        ereport(FATAL, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("idgen.node_id and idgen.registry cannot both be set"),
-                        errhint("In cluster mode the node ids come from etcd: remove idgen.node_id.")));
     if (registry_configured() && int64_t{registry_margin_ms} * 2 >= int64_t{registry_lease_s} * 1000)
         ereport(FATAL, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("idgen.registry_margin (%d ms) must be less than half of idgen.registry_lease (%d s)",

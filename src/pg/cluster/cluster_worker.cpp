@@ -23,6 +23,7 @@
 #include "core/layouts/snowflake.hpp"
 #include "core/registry/look_schedule.hpp"
 #include "core/registry/registry_horizon.hpp"
+#include "pg/boundary/settings.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cluster/etcd_watch.hpp"
 #include "pg/cluster/held_nodes.hpp"
@@ -107,7 +108,7 @@ struct Worker {
         const bool look = looks.due(now);
         bool looked_ok = false;
         if (r.lease_id != 0 && r.lease.held(now)) {
-            if (!held.server.held) held.claim_node(-1, snowflake::kMaxNodes);
+            if (!held.server.held) held.claim_node(-1, snowflake::kMaxNodes, node_id);
             LWLockAcquire(r.c->lock, LW_SHARED);
             const int count = r.c->claim_count;
             LWLockRelease(r.c->lock);

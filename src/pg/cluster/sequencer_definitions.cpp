@@ -105,7 +105,7 @@ ClaimAnswer SequencerDefinitions::register_and_attach(int i, uint32_t requests, 
     // Asked (or unasked at a look: a node id freed elsewhere is a change the watch reports).
     if (answer == ClaimAnswer::ok && wanted && registered[static_cast<size_t>(i)] && !held.claims[i].held &&
         r.lease_id != 0 && (requests != 0 || look)) {
-        if (!held.claim_node(i, live)) answer = ClaimAnswer::no_free_node;
+        if (!held.claim_node(i, live, node_id)) answer = ClaimAnswer::no_free_node;
     }
     return answer;
 }
