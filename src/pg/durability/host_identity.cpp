@@ -12,13 +12,27 @@
 extern "C" {
 #include <dirent.h>
 
+#include "access/xlog.h"
 #include "storage/fd.h"
 }
 
 namespace idgen::pg {
 
 static const char kIdentityFile[] = "idgen.identity";
-static const uint32_t kIdentityMagic = 0x1D6E4944;  // "idgen identity", format 1
+static const uint32_t kIdentityMagic = 0x1D6E4944;         // "idgen identity", format 1
+static const uint32_t kIdentityWithSystemMagic = 0x1D6E4945;  // format 2: and whose system it is
+
+// Format 2: the identity and the system identifier of the cluster it was made for. A standby, a
+// restored backup and a promoted standby keep the primary's system identifier, so they go on
+// with its identity (above the replayed horizon); pg_createsubscriber (PostgreSQL 17 and later)
+// gives the copy it turns into an independent server a new system identifier, and then the copy
+// must not go on making the publisher's uuid_v1() ids: it makes a new identity.
+struct IdentityRecord {
+    uint64_t random_node;
+    int32_t clock_seq;
+    int32_t unused;
+    uint64_t system_identifier;
+};
 
 static bool read_line(const char *path, char *buf, size_t size) {
     FILE *f = AllocateFile(path, "r");
@@ -56,22 +70,33 @@ bool first_mac_address(uint64_t *mac) {
     return true;
 }
 
-bool load_uuid_identity(UuidIdentity *identity) {
-    switch (read_record(kIdentityFile, kIdentityMagic, identity, sizeof *identity)) {
-        case RecordRead::ok:
-            return true;
-        case RecordRead::unreadable:
-            return false;
-        case RecordRead::missing:
-            break;
-    }
+static void make_identity(IdentityRecord *r) {
     uint8_t random[8];
     if (!pg_strong_random(random, sizeof random))
         ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("idgen: could not generate random bytes")));
     const uuid_v1::RandomIdentity made = uuid_v1::random_identity(random);
-    identity->random_node = made.node;
-    identity->clock_seq = made.clock_seq;
-    write_record(kIdentityFile, kIdentityMagic, identity, sizeof *identity);
+    *r = IdentityRecord{made.node, made.clock_seq, 0, GetSystemIdentifier()};
+}
+
+bool load_uuid_identity(UuidIdentity *identity) {
+    IdentityRecord r{};
+    RecordRead read = read_record(kIdentityFile, kIdentityWithSystemMagic, &r, sizeof r);
+    if (read == RecordRead::ok && r.system_identifier != GetSystemIdentifier()) {
+        ereport(LOG, (errmsg("idgen: idgen.identity was made for database system " UINT64_FORMAT
+                             ", this is " UINT64_FORMAT ": making a new identity for uuid_v1()",
+                             r.system_identifier, GetSystemIdentifier())));
+        make_identity(&r);
+        write_record(kIdentityFile, kIdentityWithSystemMagic, &r, sizeof r);
+    } else if (read == RecordRead::unreadable) {  // format 1 (before 0.9.3): this system's, rewritten as such
+        UuidIdentity old{};
+        if (read_record(kIdentityFile, kIdentityMagic, &old, sizeof old) != RecordRead::ok) return false;
+        r = IdentityRecord{old.random_node, old.clock_seq, 0, GetSystemIdentifier()};
+        write_record(kIdentityFile, kIdentityWithSystemMagic, &r, sizeof r);
+    } else if (read == RecordRead::missing) {
+        make_identity(&r);
+        write_record(kIdentityFile, kIdentityWithSystemMagic, &r, sizeof r);
+    }
+    *identity = UuidIdentity{r.random_node, r.clock_seq};
     return true;
 }
 

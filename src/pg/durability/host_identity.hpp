@@ -17,7 +17,8 @@ struct UuidIdentity {
     int32_t clock_seq;     // 14 random bits
 };
 
-// Reads $PGDATA/idgen.identity, creating it with fresh random values the first time.
+// Reads $PGDATA/idgen.identity, creating it with fresh random values the first time, and again
+// when it was made for another database system (host_identity.cpp says when that happens).
 // Returns false if the file exists but is unreadable.
 bool load_uuid_identity(UuidIdentity *identity);
 
