@@ -305,7 +305,8 @@ static Guard guard_of_publisher(const PublisherState &p, bool read) {
 
 static bool read_publisher_node(const char *conninfo, bool password_needed, PublisherState *p) {
     if (read_publisher(conninfo, false, password_needed, p)) return true;
-    // A full table is no reason to fail a statement that may have made the publisher's slot.
+    // Not reason enough to fail the statement (PostgreSQL reports an unreachable publisher
+    // itself where it matters): the guard then knows no node id, the safe side.
     ereport(NOTICE, (errmsg("idgen: %s", p->error),
                      errdetail("The publisher's idgen.node_id is unknown: retrospective ids wait while the "
                                "subscription exists.")));
@@ -330,6 +331,8 @@ static void subscription_created(const CreateSubscriptionStmt *stmt) {
     if (idgen_installed() && connects(stmt)) {
         const Oid subid = get_subscription_oid(stmt->subname, false);
         const Guard g = guard_of_publisher(creating.p, creating.read);
+        // A full table is no reason to fail a statement that has made the publisher's slot:
+        // without a row the subscription is guarded as one whose publisher is unknown.
         (void)write_guard_row(subid, g.publisher_node, static_cast<int32_t>(g.state), 0, "CREATE SUBSCRIPTION");
     }
     guards_changed();

@@ -9,12 +9,18 @@
 //   subscription idgen saw no statement for (made before idgen was installed) is guarded too;
 //   a guard row in reserved_state only adds what idgen learnt: the publisher's idgen.node_id,
 //   read at CREATE SUBSCRIPTION, or that the state was taken over or is not needed.
+// - CREATE SUBSCRIPTION (and ALTER SUBSCRIPTION ... CONNECTION) reads the publisher first: one
+//   whose idgen.node_id is this server's own is refused before anything is made, since no state
+//   taken over can keep apart the live ids both sides go on making.
 // - DROP SUBSCRIPTION takes the publisher's state over once its workers have stopped and its
 //   slot is gone (nothing more can arrive): it connects with the subscription's conninfo, reads
 //   the publisher's reserved_state and takes every row over as a restore would. If the
 //   publisher does not answer, the DROP fails (in a database with idgen) until the state is
 //   taken over by hand (idgen_carry_state, the subscription disabled) or declared not needed
-//   (idgen_forget_subscription): a dropped subscription never leaves ids unaccounted for.
+//   (idgen_forget_subscription): a dropped subscription never leaves ids unaccounted for. A
+//   subscription that never brought a row drops without connecting.
+// - A database's rows speak for the subscriptions of other databases too, so that a database
+//   kept waiting by a subscription elsewhere has its way out where the error is raised.
 // - The initial copy of a publication that includes reserved_state runs the table's ALWAYS
 //   trigger, which takes the copied rows over at once (carried_state.hpp).
 #pragma once
