@@ -26,6 +26,13 @@ enum class LeaseKind : uint32_t {
     uuid_given = 6,
 };
 
+// Whether the ids of spaces of `kind` carry the server's own node id (uuid_v1_at(ts)'s automatic
+// nodes, uuid_v7_at): ids of servers with distinct node ids can never be equal, whatever their
+// counters, and cluster mode counts them per node id.
+inline bool carries_server_node(LeaseKind kind) noexcept {
+    return kind == LeaseKind::uuid_auto || kind == LeaseKind::uuid_v7;
+}
+
 // One id space: automatic UUID nodes, one given UUID node, one Snowflake sequencer name of one
 // database, the version-7 namespaces. The layout is that of the lease file (format 1 and 2).
 struct LeaseSpace {

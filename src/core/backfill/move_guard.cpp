@@ -3,10 +3,6 @@
 
 namespace idgen::backfill {
 
-static bool carries_own_node(LeaseKind kind) noexcept {
-    return kind == LeaseKind::uuid_auto || kind == LeaseKind::uuid_v7;
-}
-
 static bool settled(GuardState state) noexcept {
     return state == GuardState::forgotten || state == GuardState::carried;
 }
@@ -19,7 +15,7 @@ Guard current_guard(const Guard &stored, bool subscription_enabled) noexcept {
 bool guard_blocks(const Guard &guard, LeaseKind kind, int32_t own_node) noexcept {
     if (settled(guard.state) || guard.state == GuardState::publisher_without_idgen) return false;
     const bool apart = own_node >= 0 && guard.publisher_node >= 0 && guard.publisher_node != own_node;
-    return !(apart && carries_own_node(kind));
+    return !(apart && carries_server_node(kind));
 }
 
 bool drop_takes_over(const Guard &guard, bool brought_rows) noexcept {

@@ -111,7 +111,8 @@ bool NodeHolder::claim_node(int i, int32_t live, int32_t only) {
     const std::vector<bool> taken = taken_node_ids(keys, reg_.identity, undeleted, live);
     if (only >= 0 && taken[static_cast<size_t>(only)])
         side_.note_error("node id " + std::to_string(only) + " of " + pool + " is held by another server");
-    for (int32_t n = only >= 0 ? only : 0; n < (only >= 0 ? only + 1 : live); n++) {
+    const int32_t first = only >= 0 ? only : 0, end = only >= 0 ? only + 1 : live;
+    for (int32_t n = first; n < end; n++) {
         if (taken[static_cast<size_t>(n)]) continue;
         const std::string suffix = pool + "/" + std::to_string(n);
         bool created = false;

@@ -44,7 +44,7 @@ static BatchCell *cell_locked(ClusterShared *c, const LeaseSpace &space, uint64_
 }
 
 bool server_space_of(const LeaseSpace &space, LeaseSpace *out) {
-    if (space.kind != backfill::LeaseKind::uuid_auto && space.kind != backfill::LeaseKind::uuid_v7) return false;
+    if (!backfill::carries_server_node(space.kind)) return false;
     *out = LeaseSpace{space.kind, InvalidOid, 0};
     return true;
 }

@@ -42,15 +42,23 @@ static bool read_password_file(std::string *out, std::string *problem) {
     return true;
 }
 
+// Why the file cannot be used, into `out` (empty: it can); the strings are gone on return, before
+// the caller may raise.
+static void password_file_problem(char *out, size_t size) {
+    std::string password, problem;
+    read_password_file(&password, &problem);
+    strlcpy(out, problem.c_str(), size);
+}
+
 void check_registry_password_at_start() {
     if (!file_set()) return;
     if (registry_password != nullptr && registry_password[0] != '\0')
         ereport(FATAL, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("idgen.registry_password and idgen.registry_password_file cannot both be set"),
                         errhint("Keep the file: members of pg_read_all_settings can read idgen.registry_password.")));
-    std::string password, problem;
-    if (!read_password_file(&password, &problem))
-        ereport(FATAL, (errcode(ERRCODE_CONFIG_FILE_ERROR), errmsg("%s", problem.c_str())));
+    char problem[MAXPGPATH + 128];
+    password_file_problem(problem, sizeof problem);
+    if (problem[0] != '\0') ereport(FATAL, (errcode(ERRCODE_CONFIG_FILE_ERROR), errmsg("%s", problem)));
 }
 
 std::string registry_password_now(std::string *problem) {

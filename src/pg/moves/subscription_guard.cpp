@@ -303,14 +303,13 @@ static Guard guard_of_publisher(const PublisherState &p, bool read) {
     return Guard{p.has_idgen ? GuardState::awaiting : GuardState::publisher_without_idgen, p.node_id};
 }
 
-static bool read_publisher_node(const char *conninfo, bool password_needed, PublisherState *p) {
-    if (read_publisher(conninfo, false, password_needed, p)) return true;
-    // Not reason enough to fail the statement (PostgreSQL reports an unreachable publisher
-    // itself where it matters): the guard then knows no node id, the safe side.
-    ereport(NOTICE, (errmsg("idgen: %s", p->error),
+// A publisher that could not be read is not reason enough to fail the statement (PostgreSQL
+// reports an unreachable publisher itself where it matters): the guard then knows no node id,
+// the safe side, and says so once the statement has succeeded.
+static void notice_unknown_publisher(const PublisherState &p) {
+    ereport(NOTICE, (errmsg("idgen: %s", p.error),
                      errdetail("The publisher's idgen.node_id is unknown: retrospective ids wait while the "
                                "subscription exists.")));
-    return false;
 }
 
 // CREATE SUBSCRIPTION: the publisher is read before the statement runs (so that a refusal leaves
@@ -323,13 +322,14 @@ static struct {
 static void subscription_creating(const CreateSubscriptionStmt *stmt) {
     creating.read = false;
     if (!idgen_installed() || !connects(stmt)) return;
-    creating.read = read_publisher_node(stmt->conninfo, password_required(GetUserId()), &creating.p);
+    creating.read = read_publisher(stmt->conninfo, false, password_required(GetUserId()), &creating.p);
     if (creating.read) refuse_same_node(creating.p, "CREATE SUBSCRIPTION");
 }
 
 static void subscription_created(const CreateSubscriptionStmt *stmt) {
     if (idgen_installed() && connects(stmt)) {
         const Oid subid = get_subscription_oid(stmt->subname, false);
+        if (!creating.read) notice_unknown_publisher(creating.p);
         const Guard g = guard_of_publisher(creating.p, creating.read);
         // A full table is no reason to fail a statement that has made the publisher's slot:
         // without a row the subscription is guarded as one whose publisher is unknown.
@@ -358,8 +358,9 @@ static void subscription_altered(const AlterSubscriptionStmt *stmt) {
         const Guard stored = stored_guard_of(subid, &flags);
         if (stmt->kind == ALTER_SUBSCRIPTION_CONNECTION) {
             PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
-            const bool read = read_publisher_node(sub->conninfo, password_required(sub->owner), p);
+            const bool read = read_publisher(sub->conninfo, false, password_required(sub->owner), p);
             if (read) refuse_same_node(*p, "ALTER SUBSCRIPTION");
+            if (!read) notice_unknown_publisher(*p);
             // Rows that came from the former publisher are covered by nothing the new one says.
             const bool former_rows = (flags & kGuardBroughtRows) != 0 && stored.state == GuardState::awaiting;
             guard_row_or_refuse(subid, former_rows ? Guard{GuardState::awaiting, -1} : guard_of_publisher(*p, read), 0,
