@@ -69,6 +69,21 @@ SELECT count(*) FROM reserved_state;
 SELECT count(*) FROM idgen_state;
 RESET ROLE;
 DROP ROLE idgen_reader;
+
+-- A data-only restore with the table's triggers disabled (pg_restore --disable-triggers) appends
+-- its 65 rows unmerged after the table's own: every one is adopted when a session first needs
+-- the state, the last row included (here its only lease row, after 63 rows another server
+-- once wrote and freed).
+ALTER TABLE reserved_state DISABLE TRIGGER ALL;
+INSERT INTO reserved_state VALUES (0, 0, 0, 1, 42, 0, 0);
+INSERT INTO reserved_state SELECT g, 0, 0, 0, 42, 0, 0 FROM generate_series(1, 63) g;
+INSERT INTO reserved_state VALUES (64, 6, x'08002b999999'::bigint, 40, 42, 100, 10);
+ALTER TABLE reserved_state ENABLE ALWAYS TRIGGER merge_restored_rows;
+SELECT count(*) AS rows FROM reserved_state;
+\c
+SELECT min(uuid_v1_clock_seq(uuid_v1_at('2016-06-01 00:00:00+00', '08:00:2b:99:99:99'))) >= 40
+    AS above_the_last_appended_row
+FROM generate_series(1, 3);
 DROP EXTENSION idgen;
 -- The tests after this one want ids near the wall clock again.
 SELECT pg_sleep(4);

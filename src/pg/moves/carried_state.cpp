@@ -263,17 +263,24 @@ static void adopt_row(SharedState *s, const Row &row) {
 void adopt_carried_state_once(SharedState *s) {
     if (adoption_checked) return;
     const int64 writer = own_writer();
-    Row adopt[kLeaseSpaces + 1];
-    int n = 0, foreign = 0;
+    // Every row, however many: the table's fixed rows, and any a data-only restore with its
+    // triggers disabled (pg_restore --disable-triggers) appended unmerged.
+    int capacity = kLeaseSpaces + 1, n = 0, foreign = 0;
+    Row *adopt = static_cast<Row *>(palloc(capacity * sizeof(Row)));
     edit_rows([&](Row *row) {
         const bool is_foreign = row->writer != 0 && row->writer != writer;
-        const bool lease = is_lease_row(*row);
-        if ((is_foreign || lease) && n < kLeaseSpaces + 1) adopt[n++] = *row;
+        if (!is_foreign && !is_lease_row(*row)) return false;
+        if (n == capacity) {
+            capacity *= 2;
+            adopt = static_cast<Row *>(repalloc(adopt, capacity * sizeof(Row)));
+        }
+        adopt[n++] = *row;
         foreign += is_foreign;
         return false;
     });
     for (int i = 0; i < n; i++)
         if (adopt[i].slot != kHorizonRow || adopt[i].writer != writer) adopt_row(s, adopt[i]);
+    pfree(adopt);
     if (foreign > 0)  // this cluster's own now: adopted once, not by every session
         make_durable(edit_rows([&](Row *row) {
                          if (row->writer == 0 || row->writer == writer) return false;
