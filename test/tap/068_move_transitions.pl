@@ -12,7 +12,8 @@
 # - a subscription that never brought a row (connect = false, never enabled, no slot) drops as
 #   PostgreSQL drops it, with no connection and no message, in a database with idgen and in one
 #   without;
-# - guard rows left by CREATE SUBSCRIPTIONs that were rolled back are freed when rows run out.
+# - guard rows left by CREATE SUBSCRIPTIONs that were rolled back are freed when rows run out;
+# - idgen_carry_state waits until no worker of the disabled subscription is left applying.
 use strict;
 use warnings;
 use IPC::Run;
@@ -154,6 +155,29 @@ $b->safe_psql('app', "CREATE SUBSCRIPTION kept CONNECTION '" . $a->connstr
 is(error_of($b, 'app', "SELECT idgen_forget_subscription('kept')"), '',
     'after 70 rolled-back subscriptions, a new one still gets its guard row');
 $b->safe_psql('app', 'DROP SUBSCRIPTION kept');
+
+# A subscription disabled while its worker is inside a transaction (here waiting for a lock)
+# still commits that transaction after the DISABLE: idgen_carry_state waits for its workers to
+# stop, refuses while one has not, and takes the state over once none is left.
+$a->safe_psql('app', 'CREATE TABLE held (id int PRIMARY KEY); CREATE PUBLICATION held_pub FOR TABLE held');
+$b->safe_psql('app', 'CREATE TABLE held (id int PRIMARY KEY)');
+$b->safe_psql('app', "CREATE SUBSCRIPTION held_case CONNECTION '" . $a->connstr . " dbname=app' PUBLICATION held_pub");
+$b->poll_query_until('app', q{SELECT count(*) = 1 FROM pg_subscription_rel r JOIN pg_subscription s ON s.oid = r.srsubid
+                              WHERE s.subname = 'held_case' AND r.srsubstate = 'r'}) or die 'held_case: no sync';
+my $lock = $b->background_psql('app');
+$lock->query_safe('BEGIN; LOCK TABLE held IN ACCESS EXCLUSIVE MODE');
+$a->safe_psql('app', 'INSERT INTO held VALUES (1)');
+$b->poll_query_until('app', q{SELECT count(*) > 0 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                              WHERE c.relname = 'held' AND NOT l.granted}) or die 'held_case: the worker did not wait';
+$b->safe_psql('app', 'ALTER SUBSCRIPTION held_case DISABLE');
+like(error_of($b, 'app', "SELECT idgen_carry_state('held_case')"),
+    qr/ERROR:  55000: idgen_carry_state: subscription "held_case" is disabled, but its workers are still applying/,
+    'a worker still inside a transaction after the DISABLE: idgen_carry_state refuses');
+$lock->query_safe('COMMIT');
+$lock->quit;
+$b->poll_query_until('app', 'SELECT count(*) = 1 FROM held') or die 'held_case: the row did not arrive';
+is(error_of($b, 'app', "SELECT idgen_carry_state('held_case')"), '', 'once its workers stopped, the state is taken over');
+$b->safe_psql('app', 'DROP SUBSCRIPTION held_case');
 
 # A subscription whose only table left its publication (ALTER SUBSCRIPTION ... REFRESH PUBLICATION
 # forgets the table) still brought rows: with the publisher gone, its DROP still refuses until the

@@ -21,13 +21,17 @@ extern "C" {
 #include "commands/dbcommands.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
+#include "executor/spi.h"
 #include "libpq-fe.h"
+#include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "storage/latch.h"
 #include "tcop/utility.h"
 #include "utils/lsyscache.h"
 #include "utils/fmgroids.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+#include "utils/wait_event.h"
 }
 
 namespace idgen::pg {
@@ -485,6 +489,47 @@ static NamedSubscription find_subscription(const char *function, FunctionCallInf
     return NamedSubscription{subid, OidIsValid(subid) ? GetSubscription(subid, false) : nullptr};
 }
 
+// The processes applying the subscription's changes now: its leader, table syncs, and (16 on)
+// parallel apply workers.
+static int64 running_workers(Oid subid) {
+    Oid types[1] = {OIDOID};
+    Datum args[1] = {ObjectIdGetDatum(subid)};
+    SPI_connect();
+    if (SPI_execute_with_args("SELECT count(*) FROM pg_catalog.pg_stat_subscription WHERE subid = $1 AND pid IS NOT NULL",
+                              1, types, args, nullptr, true, 1) != SPI_OK_SELECT)
+        elog(ERROR, "idgen_carry_state: could not read pg_stat_subscription");
+    bool isnull = false;
+    const int64 n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+    SPI_finish();
+    return n;
+}
+
+// A worker notices a DISABLE only between the transactions it applies; one caught inside a
+// transaction (waiting for a lock, or a parallel apply worker with a streamed transaction)
+// still commits its rows after the DISABLE, and their ids may be made by the publisher after
+// its state is read here. So the state is read only once no worker of the subscription is
+// left: a worker between transactions stops within about a second of the DISABLE.
+constexpr int kWorkersStopWaitMs = 5000;
+
+static void wait_for_workers_to_stop(Oid subid, const char *name) {
+    for (int waited_ms = 0;; waited_ms += 50) {
+        const int64 running = running_workers(subid);
+        if (running == 0) return;
+        if (waited_ms >= kWorkersStopWaitMs)
+            ereport(ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("idgen_carry_state: subscription \"%s\" is disabled, but its workers are still applying (%lld)",
+                            name, static_cast<long long>(running)),
+                     errdetail("A worker stops at the end of the transaction it applies; rows it commits after the "
+                               "state is read would not be covered."),
+                     errhint("Run it again once SELECT count(pid) FROM pg_stat_subscription WHERE subname = %s returns 0.",
+                             quote_literal_cstr(name))));
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 50, PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+        CHECK_FOR_INTERRUPTS();
+    }
+}
+
 static void record_guard(Oid subid, int64_t publisher_node, GuardState state, const char *what) {
     guard_row_or_refuse(subid, Guard{state, publisher_node}, 0, what);
     guards_changed();
@@ -509,6 +554,7 @@ Datum idgen_carry_state(PG_FUNCTION_ARGS) {
                         errmsg("idgen_carry_state: subscription \"%s\" is enabled", name),
                         errdetail("Rows taken after the state is read would not be covered."),
                         errhint("ALTER SUBSCRIPTION %s DISABLE; first, in its database.", quote_identifier(name))));
+    if (s.sub != nullptr) wait_for_workers_to_stop(s.subid, name);
     const char *conninfo = !PG_ARGISNULL(1) ? text_to_cstring(PG_GETARG_TEXT_PP(1)) : s.sub->conninfo;
     PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
     if (!read_publisher(conninfo, true, false, p))
