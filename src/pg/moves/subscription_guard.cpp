@@ -364,7 +364,9 @@ static void subscription_altered(const AlterSubscriptionStmt *stmt) {
             PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
             const bool read = read_publisher(sub->conninfo, false, password_required(sub->owner), p);
             if (read) refuse_same_node(*p, "ALTER SUBSCRIPTION");
-            if (!read) notice_unknown_publisher(*p);
+            // Said only where PostgreSQL itself is about to connect (an enabled subscription), as
+            // at CREATE SUBSCRIPTION: a disabled one changes its conninfo without a message.
+            if (!read && sub->enabled) notice_unknown_publisher(*p);
             // Rows that came from the former publisher are covered by nothing the new one says.
             const bool former_rows = (flags & kGuardBroughtRows) != 0 && stored.state == GuardState::awaiting;
             guard_row_or_refuse(subid, former_rows ? Guard{GuardState::awaiting, -1} : guard_of_publisher(*p, read), 0,
