@@ -46,6 +46,25 @@ FROM idgen_state WHERE generator = 'uuid_v1';
 SELECT kind, key, value, bound, step, writer = (SELECT system_identifier FROM pg_control_system()) AS written_here
 FROM reserved_state WHERE key = 12345;
 
+-- A horizon further ahead of the clock than idgen.max_adopted_lead (10 min) is refused, and
+-- nothing of it adopted: a day ahead (a source whose clock jumped), and a damaged value near the
+-- end of int64.
+DO $$
+DECLARE far bigint;
+BEGIN
+    FOREACH far IN ARRAY ARRAY[(extract(epoch FROM clock_timestamp() + interval '1 day') * 1e6)::bigint,
+                               9223372036854775000] LOOP
+        BEGIN
+            INSERT INTO reserved_state VALUES (0, 0, 0, far, 42, 0, 0);
+        EXCEPTION WHEN object_not_in_prerequisite_state THEN
+            RAISE NOTICE '%', regexp_replace(SQLERRM, '[0-9]+ s', 'N s');
+        END;
+    END LOOP;
+END $$;
+SELECT max(adopted_horizon) < clock_timestamp() + interval '1 hour' AS nothing_adopted,
+       max(durable_horizon) < clock_timestamp() + interval '1 hour' AS horizon_unmoved
+FROM idgen_state;
+
 -- Every lease of a session reaches its row, not only the first: 25 ids on one microsecond of a
 -- given node take three namespaces (10 each), each carried before it is used.
 SELECT count(DISTINCT uuid_v1_at('2016-06-01 00:00:00+00', '08:00:2b:0a:0b:0c')) AS ids FROM generate_series(1, 25);

@@ -1,7 +1,8 @@
 # Moves: a database taken to a fresh server by pg_dump -Fc / pg_restore, and a cluster taken to
 # a fresh one by pg_upgrade (15 to 15), with the same settings (idgen preloaded, the same
 # idgen.node_id). In both, the new server backfills the same historical times again and makes
-# live ids: none of them may equal an id of the restored (or upgraded) rows.
+# live ids: none of them may equal an id of the restored (or upgraded) rows. And a dump from a
+# server whose clock ran a day ahead: refused at the restore until the setting its HINT names.
 #
 # The same work and the same worst case as the failover test (060): the old server's clock
 # stands still at F while it works (IdgenTest's ids_first_round), and the new server starts its
@@ -13,6 +14,7 @@
 use strict;
 use warnings;
 use File::Spec;
+use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -62,4 +64,34 @@ $found{'pg_upgrade'} = ids_check($upgraded, 2, 'pg_upgrade to a fresh cluster', 
 $upgraded->stop;
 
 diag('duplicates found: ' . join(', ', map { "$_ $found{$_}" } sort keys %found));
+
+# A dump from a server whose clock ran a day ahead: its horizon is refused when the restore
+# loads it (55000, nothing adopted), and the setting the HINT names lets a rerun of that table's
+# data adopt it: the new server's ids then run above the old one's.
+my $ahead = idgen_node('ahead', node_id => 2, faketime => '+1d');
+start_node($ahead);
+$ahead->safe_psql('postgres', 'CREATE DATABASE app');
+$ahead->safe_psql('app', 'CREATE EXTENSION idgen; CREATE TABLE t (id uuid); INSERT INTO t SELECT uuid_v7() FROM generate_series(1, 100)');
+my $ahead_dump = $ahead->basedir . '/ahead.dump';
+$ahead->command_ok([ 'pg_dump', '-Fc', '-f', $ahead_dump, '-d', $ahead->connstr('app') ], 'pg_dump of a server a day ahead');
+my $last_ahead = $ahead->safe_psql('app', 'SELECT id FROM t ORDER BY id DESC LIMIT 1');
+$ahead->stop;
+my $behind = idgen_node('behind', node_id => 2);
+start_node($behind);
+$behind->safe_psql('postgres', 'CREATE DATABASE app');
+my ($out, $err) = ('', '');
+IPC::Run::run([ 'pg_restore', '-d', $behind->connstr('app'), $ahead_dump ], '>', \$out, '2>', \$err);
+like($err, qr/idgen will not adopt a moved database's horizon \d+ s ahead of this server's clock/,
+    'a horizon a day ahead of the clock: the restore refuses to adopt it');
+is($behind->safe_psql('app', "SELECT count(*) FROM idgen_state WHERE adopted_from IS NOT NULL OR lead > interval '1 minute'"),
+    '0', 'and nothing was adopted');
+my ($setting) = $err =~ /PGOPTIONS='(-c idgen\.max_adopted_lead=\d+)'/;
+ok(defined $setting, 'the HINT names the setting for pg_restore');
+{
+    local $ENV{PGOPTIONS} = $setting;
+    $behind->command_ok([ 'pg_restore', '--data-only', '-t', 'reserved_state', '-d', $behind->connstr('app'), $ahead_dump ],
+        'the rerun of reserved_state with it');
+}
+is($behind->safe_psql('app', "SELECT uuid_v7() > '$last_ahead'::uuid"), 't', 'adopted: the new server\'s ids run above the old one\'s');
+$behind->stop;
 done_testing();

@@ -23,9 +23,26 @@ inline bool horizon_covers(const Horizon *h, int64_t end_unix_us) noexcept {
     return end_unix_us <= 0 || static_cast<uint64_t>(end_unix_us) <= atomic_load(&h->durable_unix_us);
 }
 
+// a + b, held at the bounds of int64_t instead of overflowing (a horizon read from elsewhere
+// may be any value).
+inline int64_t saturating_add(int64_t a, int64_t b) noexcept {
+    int64_t sum = 0;
+    if (!__builtin_add_overflow(a, b, &sum)) return sum;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 // The new horizon to make durable before handing out an id ending at end_unix_us.
 inline int64_t horizon_target(int64_t end_unix_us, int64_t now_unix_us) noexcept {
-    return (end_unix_us > now_unix_us ? end_unix_us : now_unix_us) + kReserveAheadUs;
+    return saturating_add(end_unix_us > now_unix_us ? end_unix_us : now_unix_us, kReserveAheadUs);
+}
+
+// Whether a horizon another server wrote (a moved database's, a publisher's) may be adopted:
+// every generator of this server moves above it, so one far ahead of this server's clock (a
+// clock that jumped ahead on the server that wrote it, or a damaged value) would date every
+// id that far ahead, or use a layout's time up for good. A real one lies a reserve ahead of
+// the writer's ids, which run at most a lead ahead of its clock.
+inline bool adoptable_horizon(int64_t horizon_unix_us, int64_t now_unix_us, int64_t max_ahead_us) noexcept {
+    return horizon_unix_us <= saturating_add(now_unix_us, max_ahead_us);
 }
 
 }  // namespace idgen

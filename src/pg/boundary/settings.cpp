@@ -20,6 +20,7 @@ namespace idgen::pg {
 
 int node_id = -1;
 int max_lead_ms = 5000;
+int max_adopted_lead_s = 600;
 int max_wait_ms = 1000;
 int max_sequencers = 64;
 char *uuid_node = nullptr;
@@ -176,6 +177,12 @@ static void define_generator_settings() {
         "When a counter runs out, or the wall clock steps back, ids keep increasing ahead of the "
         "clock up to this bound; past it, calls wait for the clock.",
         &max_lead_ms, 5000, 0, 24 * 3600 * 1000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "idgen.max_adopted_lead", "How far ahead of the wall clock a moved database's horizon may be adopted.",
+        "A restored database, or a publisher whose state is taken over, brings the time its ids may "
+        "reach; every generator of this server moves above it. One further ahead than this is refused "
+        "(55000) instead of dating every id that far ahead.",
+        &max_adopted_lead_s, 600, 60, INT_MAX, PGC_SUSET, GUC_UNIT_S, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "idgen.max_wait", "How long a call may wait for the wall clock before it fails.",
         nullptr, &max_wait_ms, 1000, 0, 600 * 1000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr,

@@ -15,6 +15,7 @@ extern int locality_mode;   // idgen.locality_mode: LocalityMode, for locality_u
 extern int unique_timestamp_digits;  // idgen.unique_timestamp_digits: 2 or 3 host digits
 extern int backfill_timestamps;      // idgen.backfill_timestamps: timestamps a session remembers per id space
 extern int failover_margin_ms;       // idgen.failover_margin: added above replayed state at promotion
+extern int max_adopted_lead_s;       // idgen.max_adopted_lead: how far ahead a moved horizon may be
 extern int ordering;                 // idgen.ordering: Ordering, of every live generator
 // Cluster mode (cluster_shared.hpp): node ids leased from etcd instead of idgen.node_id.
 extern char *registry;               // idgen.registry: etcd client URLs, '' for none

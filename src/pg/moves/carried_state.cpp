@@ -2,6 +2,7 @@
 // with generic WAL; adopting rows of another cluster; the restore trigger and the initial save.
 #include "pg/moves/carried_state.hpp"
 
+#include "core/clocks/horizon.hpp"
 #include "pg/boundary/extension_schema.hpp"
 #include "pg/durability/standby_wait.hpp"
 #include "pg/leases/backfill_leases.hpp"
@@ -128,7 +129,7 @@ void ensure_carried_horizon(SharedState *s, int64_t end_unix_us, const char *wha
     if (end_unix_us <= carried_horizon_us) return;
     adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
     const int64 writer = own_writer();
-    const int64_t target = end_unix_us + kReserveAheadUs;
+    const int64_t target = saturating_add(end_unix_us, kReserveAheadUs);
     int64_t seen = 0;
     make_durable(edit_rows([&](Row *row) {
                      if (row->slot != kHorizonRow) return false;

@@ -192,7 +192,22 @@ void apply_horizon(SharedState *s, int64_t horizon_unix_us) {
 
 void adopt_moved_horizon(SharedState *s, int64_t horizon_unix_us) {
     if (horizon_unix_us <= 0) return;
-    ensure_horizon(s, horizon_unix_us, now_unix_us(), "idgen");
+    const int64_t now = now_unix_us(), max_ahead_us = int64_t{max_adopted_lead_s} * 1000000;
+    if (!adoptable_horizon(horizon_unix_us, now, max_ahead_us)) {
+        const long long ahead_s = (horizon_unix_us - now) / 1000000, needed_s = ahead_s + 1;
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("idgen will not adopt a moved database's horizon %lld s ahead of this server's clock", ahead_s),
+                 errdetail("The state it brought (a restore, a publisher's state) says its ids may reach that far: the "
+                           "server that wrote it had its clock ahead, or this server's clock is behind. Adopting it "
+                           "would put every id of this server that far ahead; idgen.max_adopted_lead is %d s.",
+                           max_adopted_lead_s),
+                 errhint("Correct the clock that is wrong. If this server's is right and ids that far ahead are "
+                         "acceptable: SET idgen.max_adopted_lead = %lld; and repeat (pg_restore: "
+                         "PGOPTIONS='-c idgen.max_adopted_lead=%lld').",
+                         needed_s, needed_s)));
+    }
+    ensure_horizon(s, horizon_unix_us, now, "idgen");
     LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
     raise_generators(s, horizon_unix_us, true);
     if (horizon_unix_us > s->adopted_horizon_us) {
