@@ -607,28 +607,31 @@ BEGIN
     -- now's first value: this millisecond since the epoch, counter 0.
     now_value := (floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint
                   - floor(extract(epoch FROM d.epoch) * 1000)::bigint) << d.counter_bits;
-    PERFORM pg_advisory_lock_shared(1768842596, lock_key);   -- 'idgd'
+    -- The locks are the session's (a transaction's would keep every jump waiting until the
+    -- caller's transaction ends), so nothing may leave this block holding one: an error, a
+    -- lock_timeout, and a cancel or statement_timeout (which WHEN others does not catch) at any
+    -- statement, a wait included, releases what pg_locks says this session still holds.
     BEGIN
+        PERFORM pg_advisory_lock_shared(1768842596, lock_key);   -- 'idgd'
         v := nextval(d.serial);
-    EXCEPTION WHEN others THEN
         PERFORM pg_advisory_unlock_shared(1768842596, lock_key);
-        RAISE;
-    END;
-    PERFORM pg_advisory_unlock_shared(1768842596, lock_key);
-    IF v < now_value THEN
-        PERFORM pg_advisory_lock(1768842596, lock_key);
-        BEGIN
+        IF v < now_value THEN
+            PERFORM pg_advisory_lock(1768842596, lock_key);
             -- No nextval runs now: the sequence's last value is every value handed out.
             IF pg_sequence_last_value(d.serial) < now_value THEN
                 PERFORM setval(d.serial, now_value, false);
             END IF;
             v := nextval(d.serial);
-        EXCEPTION WHEN others THEN
             PERFORM pg_advisory_unlock(1768842596, lock_key);
-            RAISE;
-        END;
-        PERFORM pg_advisory_unlock(1768842596, lock_key);
-    END IF;
+        END IF;
+    EXCEPTION WHEN others OR query_canceled THEN
+        PERFORM CASE WHEN l.mode = 'ShareLock' THEN pg_advisory_unlock_shared(1768842596, lock_key)
+                     ELSE pg_advisory_unlock(1768842596, lock_key) END
+        FROM pg_locks l
+        WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.granted
+          AND l.classid = 1768842596 AND l.objid = lock_key::oid AND l.objsubid = 2;
+        RAISE;
+    END;
     RETURN ((v >> d.counter_bits) << (d.node_bits + d.counter_bits)) | (node::bigint << d.counter_bits)
            | (v & ((1::bigint << d.counter_bits) - 1));
 END

@@ -2,8 +2,8 @@
 # server without idgen preloaded and without its extension, a role that is not a superuser,
 # `psql -f` into a schema of the role's own. Every function of the edition is SQL or PL/pgSQL,
 # none needs the library, and each finds the others whatever the caller's search_path.
-# (sql/hosted_differential.sql compares its answers with the C extension's;
-# 111_hosted_generators.pl tests its generators.)
+# A snowflake_next cancelled while it waits leaves no lock behind. (sql/hosted_differential.sql
+# compares its answers with the C extension's; 111_hosted_generators.pl tests its generators.)
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -48,6 +48,40 @@ for my $call (@calls) {
 }
 my ($ret, $out, $err) = $node->psql('appdb', q{SET search_path = public; SELECT idgen.uuid_v7_min('infinity')}, extra_params => [ '-U', 'app' ]);
 like($err, qr/timestamp out of range for a version-7 UUID/, 'errors as the C extension raises them');
+
+# No lock outlives a call. snowflake_next is cancelled by statement_timeout at each point where
+# it can wait: the sequencer's lock, shared (a jump holds it) and exclusive (for its own jump,
+# while a call holds it shared), and its sequence (held by an ALTER SEQUENCE). The cancelled
+# session stays connected, as behind a pooler; it holds no lock afterwards, and calls from other
+# sessions, each needing a jump, return at once.
+$node->safe_psql('appdb', q{SELECT idgen.snowflake_create('c', '2024-01-01', 1024)}, extra_params => [ '-U', 'app' ]);
+my ($key, $sequence) = split /\|/,
+    $node->safe_psql('appdb', q{SELECT serial::oid::integer, serial FROM idgen.snowflake_definitions WHERE name = 'c'});
+my $victim = $node->background_psql('appdb', on_error_stop => 0, extra_params => [ '-U', 'app' ]);
+my $victim_pid = $victim->query_safe('SELECT pg_backend_pid()');
+my %blocks = (
+    'the shared lock' => [ "SELECT pg_advisory_lock(1768842596, $key)", "SELECT pg_advisory_unlock(1768842596, $key)" ],
+    'the exclusive lock of its jump' =>
+      [ "SELECT pg_advisory_lock_shared(1768842596, $key)", "SELECT pg_advisory_unlock_shared(1768842596, $key)" ],
+    'the sequence' => [ "BEGIN; ALTER SEQUENCE $sequence NO CYCLE", 'ROLLBACK' ],
+);
+for my $point (sort keys %blocks) {
+    my ($hold, $release) = @{ $blocks{$point} };
+    my $blocker = $node->background_psql('appdb');
+    $blocker->query_safe($hold);
+    $victim->query(q{SET statement_timeout = '300ms'; SELECT pg_sleep(0.01); SELECT idgen.snowflake_next('c')});
+    like($victim->{stderr}, qr/canceling statement due to statement timeout/, "$point: the call waiting for it is cancelled");
+    $victim->{stderr} = '';
+    $blocker->query_safe($release);
+    $blocker->quit;
+    is($node->safe_psql('appdb', "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $victim_pid"),
+        '0', "$point: the cancelled session holds no lock");
+    my ($ret, $out, $err) = $node->psql('appdb', q{SET statement_timeout = '5s';
+        SELECT pg_sleep(0.01), idgen.snowflake_next('c'); SELECT pg_sleep(0.01), idgen.snowflake_next('c')},
+        extra_params => [ '-U', 'app' ]);
+    is("$ret $err", '0 ', "$point: the next calls from another session return at once, jumps included");
+}
+$victim->quit;
 
 $node->stop;
 done_testing();
