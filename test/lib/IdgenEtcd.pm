@@ -13,6 +13,8 @@
 #   $etcd->stop; $etcd->start;       # the same data directories: the keys are still there
 #   $etcd->kill_all; $etcd->start;   # the same, after SIGKILL
 #   $etcd->put('/k', 'v'); $etcd->get_prefix('/k');   # { '/k' => 'v' }
+#   $etcd->snapshot_save($f); ...; $etcd->restore_snapshot($f);   # back to the snapshot's keys
+#   $etcd->wipe;                     # rebuilt empty behind the same endpoints
 #   $etcd->requests('Range');        # range requests the members answered so far
 #   IdgenEtcd->new(members => 1, tls => $certs, args => [...]);   # https:// client URLs, the
 #                                    # members' certificate and key, clients' certificates
@@ -23,6 +25,7 @@ package IdgenEtcd;
 
 use strict;
 use warnings;
+use File::Path;
 use HTTP::Tiny;
 use IPC::Run;
 use JSON::PP;
@@ -238,6 +241,43 @@ sub requests {
         $n += $1 while $r->{content} =~ /^grpc_server_handled_total\{[^}]*grpc_method="$method"[^}]*\} (\S+)$/mg;
     }
     return $n;
+}
+
+# An etcd that forgets. snapshot_save writes the members' keys to $file (etcdctl snapshot
+# save, from one member); restore_snapshot stops every member, gives each a data directory
+# restored from $file (etcdctl snapshot restore, the same names, URLs and cluster token) and
+# starts them: every key written since the snapshot is gone. wipe stops them, empties their data
+# directories and starts them: an etcd rebuilt empty behind the same endpoints.
+sub snapshot_save {
+    my ($self, $file) = @_;
+    my ($m) = $self->_running;
+    local $ENV{ETCDCTL_API} = '3';
+    my $out = '';
+    IPC::Run::run([ 'etcdctl', '--endpoints=' . _client_url($m), $self->_etcdctl_flags, 'snapshot', 'save', $file ],
+        '<', '/dev/null', '>', \$out, '2>&1') or die "etcdctl snapshot save failed: $out";
+}
+
+sub restore_snapshot {
+    my ($self, $file) = @_;
+    $self->stop;
+    my $cluster = join(',', map { "$_->{name}=http://127.0.0.1:$_->{peer}" } @{ $self->{members} });
+    local $ENV{ETCDCTL_API} = '3';
+    for my $m (@{ $self->{members} }) {
+        my $out = '';
+        File::Path::rmtree($m->{dir});
+        IPC::Run::run([ 'etcdctl', 'snapshot', 'restore', $file, '--data-dir', $m->{dir}, '--name', $m->{name},
+                        '--initial-cluster', $cluster, '--initial-advertise-peer-urls', "http://127.0.0.1:$m->{peer}",
+                        '--initial-cluster-token', "idgen-test-$self->{members}[0]{client}" ],
+            '<', '/dev/null', '>', \$out, '2>&1') or die "etcdctl snapshot restore failed: $out";
+    }
+    $self->start;
+}
+
+sub wipe {
+    my ($self) = @_;
+    $self->stop;
+    File::Path::rmtree($_->{dir}) for @{ $self->{members} };
+    $self->start;
 }
 
 sub put { my ($self, $key, $value) = @_; $self->etcdctl('put', $key, $value); }
