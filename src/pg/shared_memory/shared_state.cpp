@@ -202,10 +202,12 @@ void adopt_moved_horizon(SharedState *s, int64_t horizon_unix_us) {
                            "server that wrote it had its clock ahead, or this server's clock is behind. Adopting it "
                            "would put every id of this server that far ahead; idgen.max_adopted_lead is %d s.",
                            max_adopted_lead_s),
-                 errhint("Correct the clock that is wrong. If this server's is right and ids that far ahead are "
-                         "acceptable: SET idgen.max_adopted_lead = %lld; and repeat (pg_restore: "
-                         "PGOPTIONS='-c idgen.max_adopted_lead=%lld').",
-                         needed_s, needed_s)));
+                 needed_s > INT_MAX
+                     ? errhint("No setting reaches that far: the state is damaged. Take it from a sound copy.")
+                     : errhint("Correct the clock that is wrong. If this server's is right and ids that far ahead "
+                               "are acceptable: SET idgen.max_adopted_lead = %lld; and repeat (pg_restore: "
+                               "PGOPTIONS='-c idgen.max_adopted_lead=%lld').",
+                               needed_s, needed_s)));
     }
     ensure_horizon(s, horizon_unix_us, now, "idgen");
     LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
