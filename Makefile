@@ -36,8 +36,14 @@ PG_CPPFLAGS += -DIDGEN_VERSION='"$(EXTVERSION)"'
 REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=test/idgen-test.conf --encoding=UTF8
 
-# TAP tests with PostgreSQL::Test::Cluster; helpers in test/lib.
+# TAP tests with PostgreSQL::Test::Cluster; helpers in test/lib. A file whose outcome does not
+# depend on the PostgreSQL major (cluster mode against etcd, Patroni, a pooler, idgen's own shared
+# memory under load) says so on a line "# One major per test run: <why>"; TAP_SCOPE=every-major
+# leaves those out (scripts/test runs them on the first major of a run only).
 PROVE_TESTS = $(sort $(wildcard test/tap/*.pl))
+ifeq ($(TAP_SCOPE),every-major)
+PROVE_TESTS = $(sort $(shell grep -L '^\# One major per test run:' test/tap/*.pl))
+endif
 
 EXTRA_CLEAN = tmp_check_regress results regression.diffs regression.out test/unit/run_unit_tests bench/clock_threads \
 	test/unit/run_unit_tests_sanitized \
@@ -98,7 +104,7 @@ unit-sanitized: test/unit/run_unit_tests_sanitized
 # at a time: most of a TAP test's time is spent waiting on servers, so two at a time on two
 # cores take about half as long (every test gets its own ports and directories).
 TAP_JOBS ?= 2
-tap: PROVE_FLAGS += -I test/lib -j$(TAP_JOBS)
+tap: PROVE_FLAGS += -I test/lib -j$(TAP_JOBS) --timer
 tap:
 	$(prove_installcheck)
 

@@ -3,6 +3,7 @@
 # at random moments. At the end: no duplicate (a client would have met 23505), no committed
 # batch lost, every generator increasing from each server run to the next, and the figures.
 # IDGEN_SOAK_SECONDS sets the length (60 by default; e.g. 600 for a long local run).
+# One major per test run: the soak repeats, at length, what 011, 012 and 020 test on every major.
 use strict;
 use warnings;
 use IPC::Run;

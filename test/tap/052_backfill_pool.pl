@@ -9,6 +9,7 @@
 # the view idgen_backfill_spaces shows what was leased. IDGEN_POOL_SESSIONS (default 4,000:
 # each session is a connection, about 20 ms on a 2-core machine before idgen does anything)
 # sets the total; IDGEN_POOL_SESSIONS=100000 is the long run.
+# One major per test run: the namespace pool lives in idgen's own shared memory, the same on every major.
 use strict;
 use warnings;
 use IPC::Run;

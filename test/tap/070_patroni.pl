@@ -19,6 +19,7 @@
 # IDGEN_TEST_PATRONI=0 skips it; IDGEN_PATRONI_PHASE_SECONDS (default 10) is how long the
 # clients run in each of the three phases (before, between and after the failovers), counted
 # from the first rows written through the new leader.
+# One major per test run: Patroni and etcd drive it; what idgen does there 060 and 100 test on every major and once.
 use strict;
 use warnings;
 use Cwd qw(abs_path);

@@ -10,6 +10,7 @@
 #  - 'strict' (after a reload): no id sorts below an id whose call ended before its call began.
 # Both checks can fail: a run used after its millisecond passed breaks the first (mutation
 # check in docs/guarantees.md), runs left on in 'strict' break the second.
+# One major per test run: the orders live in idgen's own shared memory, the same on every major.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -6,6 +6,7 @@
 #    run, of an earlier millisecond, is dropped, so its next id sorts above the other's.
 # Both for uuid_v7() and snowflake_next(). Mutation checks in docs/guarantees.md (keeping the run under
 # 'strict', or ignoring the latest millisecond seen).
+# One major per test run: the orders live in idgen's own shared memory, the same on every major.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

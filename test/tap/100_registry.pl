@@ -25,6 +25,7 @@
 #      while its worker is stopped, then snowflake_attach here: 42710, and the old node id
 #      given back; a drop here then leaves the cluster's new definition alone.
 # Needs Debian's etcd-server and etcd-client (skipped without them).
+# One major per test run: cluster mode is idgen's worker and etcd, the same on every major.
 use strict;
 use warnings;
 use IPC::Run;

@@ -6,6 +6,7 @@
 # space, taken a batch at a time by compare-and-swap), not from each server's own. Before them, a
 # server backfills the same timestamps outside cluster mode (idgen.node_id 0), then joins the
 # cluster once (its counts reach etcd) and leaves, so that node id 0 goes to another server.
+# One major per test run: cluster mode is idgen's worker and etcd, the same on every major.
 use strict;
 use warnings;
 use IPC::Run;

@@ -12,6 +12,7 @@
 # operating-system user reads: a monitoring role (pg_monitor) sees its path, never the password;
 # a file others may read keeps the server from starting.
 # Needs Debian's etcd-server, etcd-client and openssl (skipped without them).
+# One major per test run: cluster mode is idgen's worker and etcd, the same on every major.
 use strict;
 use warnings;
 use Time::HiRes qw(time sleep);

@@ -5,6 +5,7 @@
 # backfill session's namespaces) is a server connection, shared by many clients in turn, not a
 # client: the ids are unique all the same, and each client's ids are what its transactions got.
 # Needs pgbench (PostgreSQL's) and Debian's pgbouncer (skipped without it, with a message).
+# One major per test run: pgbouncer in front changes which session calls, not what a major does.
 use strict;
 use warnings;
 use File::Temp ();

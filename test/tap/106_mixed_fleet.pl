@@ -10,6 +10,7 @@
 #   again (held in etcd), and one at a time leaves the registry.
 # No id twice across the three servers, through it all. Without the registry holding a given
 # node id (mutation: a given node id not claimed as such), a takes node id 0 from under b.
+# One major per test run: cluster mode is idgen's worker and etcd, the same on every major.
 use strict;
 use warnings;
 use IPC::Run;

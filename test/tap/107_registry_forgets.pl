@@ -8,6 +8,7 @@
 # other counted; the restored etcd has lost that round's batches and horizons, and the servers
 # come back in the other order, so that each takes the node id the other held. No id twice
 # across all rounds and both servers.
+# One major per test run: cluster mode is idgen's worker and etcd, the same on every major.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
