@@ -361,8 +361,15 @@ CREATE FUNCTION @extschema@._idgen_registry(
 COMMENT ON FUNCTION @extschema@._idgen_registry() IS 'internal: the row of the idgen_registry view';
 CREATE VIEW @extschema@.idgen_registry AS SELECT * FROM @extschema@._idgen_registry();
 COMMENT ON VIEW @extschema@.idgen_registry IS
-    'Cluster mode: this server''s lease in etcd (off, attaching, attached, detached), its node id, the time left before its own deadline, the registry horizon, attaches and detaches, the last registry error, the cluster''s name and how many servers hold a node id in it';
+    'Cluster mode: this server''s lease in etcd (off, attaching, attached, detached, or forgotten: etcd lost what the registry held), its node id, the time left before its own deadline, the registry horizon, attaches and detaches, the last registry error, the cluster''s name and how many servers hold a node id in it';
 GRANT SELECT ON @extschema@.idgen_registry TO PUBLIC;
+
+CREATE FUNCTION @extschema@.idgen_registry_rebuild() RETURNS text
+    AS 'MODULE_PATHNAME', 'idgen_registry_rebuild'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.idgen_registry_rebuild() IS
+    'Cluster mode: ends the wait after etcd forgot what the registry held, once every server of the cluster seeded it (idgen_registry.state = forgotten on each)';
+REVOKE ALL ON FUNCTION @extschema@.idgen_registry_rebuild() FROM PUBLIC;
 
 
 

@@ -1,13 +1,14 @@
-# An etcd that forgets (restored from a snapshot, or rebuilt empty behind the same endpoints),
-# brought back by the procedure docs/cluster-mode.md gives: every server of the cluster stopped
-# before etcd answers again, a reserve (2 x idgen.max_lead + idgen.registry_lease) waited after
-# the last one stopped, then every server that backfilled in cluster mode started before any of
-# them backfills. Two servers make live ids (snowflake_next, uuid_v7(), unique_timestamp()) in
-# every round and backfill the same timestamps (uuid_v1_at(ts), uuid_v1_at(ts, node), uuid_v7_at),
-# in the second round the first server alone, so that its namespace batches lie above all the
-# other counted; the restored etcd has lost that round's batches and horizons, and the servers
-# come back in the other order, so that each takes the node id the other held. No id twice
-# across all rounds and both servers.
+# An etcd that forgets (restored from a snapshot, rebuilt empty behind the same endpoints) while
+# the servers run and make ids: they notice by themselves (etcd's revision went back; the
+# registry's generation key is gone), mark the registry forgotten, stop issuing what depends on
+# it, bring what they know durably back into it (namespace counters, a floor above every id they
+# issued), and go on once SELECT idgen_registry_rebuild() - the command their errors name - has
+# run on one of them. Two servers make live ids (snowflake_next, uuid_v7(), unique_timestamp())
+# in every round and backfill the same timestamps (uuid_v1_at(ts), uuid_v1_at(ts, node),
+# uuid_v7_at), in the second round the first server alone, so that its namespace batches lie
+# above all the other counted; the restored etcd has lost that round's batches and horizons. A
+# load of live ids runs through each loss and rebuild. No id twice across all rounds and both
+# servers.
 # One major per test run: cluster mode is idgen's worker and etcd, the same on every major.
 use strict;
 use warnings;
@@ -15,6 +16,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(sleep);
+use IPC::Run;
 use IdgenTest;
 use IdgenEtcd;
 
@@ -26,7 +28,6 @@ my $etcd = IdgenEtcd->new(members => 1);
 $etcd->start;
 my $conf = "idgen.registry = '" . $etcd->client_urls . "'\nidgen.registry_cluster = 'forgets'\n"
   . "idgen.registry_lease = 3\nidgen.max_lead = '1s'\nidgen.max_wait = '10s'\n";
-my $reserve_s = 2 * 1 + 3;
 my $rows = 3000;    # per server and round: 300 rows on each of 10 microseconds (namespace batches each round)
 
 sub attached {
@@ -64,22 +65,43 @@ sub round {
     }
 }
 
-# Stops every server, lets etcd forget with $forget, waits the reserve (and until the node id
-# keys a restored snapshot brings back have expired with their leases), and starts the servers
-# again in the other order.
-sub forget_and_return {
-    my ($forget) = @_;
-    $_->stop for @servers;
-    my $stopped = Time::HiRes::time();
+# Live ids on every server for $seconds, about 150 calls a second each, a call that fails (while the
+# registry is forgotten) tried again: rows of round 0.
+sub load {
+    my ($seconds) = @_;
+    return map {
+        IPC::Run::start([ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $_->connstr('postgres'), '-c', qq{
+            DO \$\$ DECLARE ends timestamptz := clock_timestamp() + interval '$seconds s';
+            BEGIN
+                WHILE clock_timestamp() < ends LOOP
+                    BEGIN
+                        INSERT INTO ids SELECT 0, 'live', unnest(ARRAY[snowflake_next('s')::text, uuid_v7()::text,
+                                                                         unique_timestamp()::text]);
+                    EXCEPTION WHEN object_not_in_prerequisite_state THEN NULL;
+                    END;
+                    PERFORM pg_sleep(0.005);
+                END LOOP;
+            END \$\$} ], '<', '/dev/null', '>', \my $out, '2>', \my $err)
+    } @servers;
+}
+
+# etcd forgets (with $forget) under load; the servers notice and wait; the rebuild ends the wait.
+sub forget_and_rebuild {
+    my ($forget, $what) = @_;
+    my @load = load(12);
+    sleep(2);
     $forget->();
-    sleep($reserve_s - (Time::HiRes::time() - $stopped)) if Time::HiRes::time() - $stopped < $reserve_s;
-    my $until = time + 30;
-    sleep(0.2) while %{ $etcd->get_prefix('/forgets/node/') } && time < $until;
-    @servers = reverse @servers;
     for my $s (@servers) {
-        start_node($s);
-        attached($s);
+        $s->poll_query_until('postgres', q{SELECT state = 'forgotten' AND last_error LIKE '%2 server(s) seeded%'
+                                           FROM idgen_registry}) or die $s->name . " did not notice ($what)";
     }
+    my ($ret, $out, $err) = $servers[0]->psql('postgres', q{SELECT snowflake_next('s')});
+    like($err, qr/registry forgot what it held.*\n.*\n?HINT:.*SELECT idgen_registry_rebuild\(\)/s,
+         "$what: live ids refused, the HINT names the command");
+    my $rebuilt = $servers[1]->safe_psql('postgres', 'SELECT idgen_registry_rebuild()');
+    like($rebuilt, qr/^rebuilt: 2 server\(s\) had seeded/, "$what: the command rebuilds the registry");
+    attached($_) for @servers;
+    ok($_->finish, "$what: the load ran through") for @load;
 }
 
 sub repeats {
@@ -107,18 +129,17 @@ my $at_snapshot = counted();
 round(2, $servers[0]);    # s0 alone: its namespaces lie above all that s1 counted
 cmp_ok(counted(), '>', $at_snapshot, 'round 2 leased namespace batches that the snapshot does not have');
 
-forget_and_return(sub { $etcd->restore_snapshot($snapshot) });
-is(held(), '0 1', 'after the restore each server holds the node id the other held');
+forget_and_rebuild(sub { $etcd->restore_snapshot($snapshot) }, 'etcd restored from a snapshot');
 round(3);
 my ($repeats, $ids) = repeats();
-is($ids, (3 * 2 * 6 - 3) * $rows, 'every id of three rounds on both servers');
-is($repeats, 0, 'etcd restored from a snapshot that lost a round: no id twice');
+cmp_ok($ids, '>', (3 * 2 * 6 - 3) * $rows, 'every id of three rounds and the load on both servers');
+is($repeats, 0, 'etcd restored from a snapshot that lost a round, under load: no id twice');
 
-forget_and_return(sub { $etcd->wipe });
+forget_and_rebuild(sub { $etcd->wipe }, 'etcd rebuilt empty');
 round(4);
 ($repeats, $ids) = repeats();
-is($ids, (4 * 2 * 6 - 3) * $rows, 'every id of four rounds on both servers');
-is($repeats, 0, 'etcd rebuilt empty: no id twice');
+cmp_ok($ids, '>', (4 * 2 * 6 - 3) * $rows, 'every id of four rounds and the load on both servers');
+is($repeats, 0, 'etcd rebuilt empty, under load: no id twice');
 
 $_->stop for @servers;
 $etcd->stop;

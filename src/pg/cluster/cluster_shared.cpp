@@ -40,9 +40,26 @@ ClusterShared *cluster_shared() {
     return cluster;
 }
 
+ClusterShared *require_cluster(const char *what) {
+    if (cluster == nullptr)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("%s needs cluster mode", what),
+                        errdetail("Without idgen.registry a server's node id is idgen.node_id, fixed at start."),
+                        errhint("Set idgen.registry to the etcd endpoints (and remove idgen.node_id), then restart.")));
+    return cluster;
+}
+
 int64_t published_deadline_ns(int64_t deadline_ns) {
     const int64_t lag = coarse_monotonic_lag_ns();
     return deadline_ns > lag ? deadline_ns - lag : 0;
+}
+
+// Whether the registry forgot (the worker claims nothing until it is rebuilt: no use waiting).
+static bool registry_forgotten(ClusterShared *c) {
+    LWLockAcquire(c->lock, LW_SHARED);
+    const bool forgotten = c->forgotten;
+    LWLockRelease(c->lock);
+    return forgotten;
 }
 
 [[noreturn]] static void raise_detached(ClusterShared *c, const char *what, const char *why) {
@@ -50,6 +67,12 @@ int64_t published_deadline_ns(int64_t deadline_ns) {
     LWLockAcquire(c->lock, LW_SHARED);
     strlcpy(last_error, c->last_error, sizeof last_error);
     LWLockRelease(c->lock);
+    if (registry_forgotten(c))
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("idgen's registry forgot what it held: %s cannot issue ids", what),
+                        errdetail("%s", last_error),
+                        errhint("Once every server of the cluster shows state 'forgotten' in idgen_registry, run "
+                                "SELECT idgen_registry_rebuild(); on one of them (docs/cluster-mode.md).")));
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("idgen is detached from the registry: %s cannot issue ids", what),
                     errdetail("%s%s%s", why, last_error[0] ? " Last registry error: " : "", last_error),
@@ -183,6 +206,8 @@ Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition,
 
 int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen, int64_t *give_up_ns) {
     *seen = ClaimWord{atomic_load(&claim->word)};
+    if (seen->state() != ClaimState::attached && registry_forgotten(c))
+        raise_detached(c, what, "The registry forgot what it held.");
     if (seen->state() == ClaimState::pending) {  // first use, or first since the worker restarted
         char definition[kDefinitionText];
         LWLockAcquire(c->lock, LW_SHARED);
@@ -281,6 +306,37 @@ ClaimWord cluster_claim_word(ClusterShared *c, const char *name, bool *found) {
     LWLockRelease(c->lock);
     *found = claim != nullptr;
     return ClaimWord{claim ? atomic_load(&claim->word) : 0};
+}
+
+// The worker answers at its next round (it waits for no one); idgen.max_wait bounds the wait.
+void cluster_rebuild(ClusterShared *c, char *answer) {
+    LWLockAcquire(c->lock, LW_EXCLUSIVE);
+    const uint64_t asked = ++c->rebuild_asked;
+    Latch *worker = c->worker_latch;
+    LWLockRelease(c->lock);
+    if (worker != nullptr) SetLatch(worker);
+    int64_t give_up_ns = 0;
+    for (;;) {
+        LWLockAcquire(c->lock, LW_SHARED);
+        const bool done = c->rebuild_answered >= asked, ok = c->rebuild_ok;
+        char detail[kErrorText];
+        strlcpy(detail, c->rebuild_detail, sizeof detail);
+        LWLockRelease(c->lock);
+        if (done && ok) {
+            strlcpy(answer, detail, kErrorText);
+            return;
+        }
+        if (done)
+            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                            errmsg("the registry cannot be rebuilt now"), errdetail("%s", detail)));
+        if (gave_up(&give_up_ns))
+            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                            errmsg("the registry worker did not answer within idgen.max_wait"),
+                            errhint("Check that etcd (idgen.registry) is reachable; the view idgen_registry shows why.")));
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 2, PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+        CHECK_FOR_INTERRUPTS();
+    }
 }
 
 }  // namespace idgen::pg

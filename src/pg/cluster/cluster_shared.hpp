@@ -103,6 +103,14 @@ struct ClusterShared {
     int64_t detaches;
     int32_t servers;  // servers holding a node id in this cluster at the worker's last look (-1: none yet)
     char last_error[kErrorText];
+    // The registry forgot (core/registry/registry_generation.hpp): nothing is issued under it until
+    // its rebuild. Set and cleared by the worker; the view and the errors read it.
+    bool forgotten;
+    // idgen_registry_rebuild(): asked by a backend, answered by the worker (ok, and what it did).
+    uint64_t rebuild_asked;
+    uint64_t rebuild_answered;
+    bool rebuild_ok;
+    char rebuild_detail[kErrorText];
     BatchCell batches[kBatchSpaces];
     int claim_count;
     Claim claims[FLEXIBLE_ARRAY_MEMBER];
@@ -114,6 +122,8 @@ struct ClusterShared {
 Size cluster_shared_size();
 void start_cluster_shared(LWLock *lock);
 ClusterShared *cluster_shared();  // nullptr without cluster mode
+// cluster_shared() for a function named `what` that needs cluster mode (55000 without it).
+ClusterShared *require_cluster(const char *what);
 
 // The published deadline of a lease whose deadline on monotonic_ns() is deadline_ns (0 stays 0).
 int64_t published_deadline_ns(int64_t deadline_ns);
@@ -157,6 +167,11 @@ void cluster_destroy_at_commit(const char *name);
 
 // The registry worker (cluster_worker.cpp), registered from _PG_init in cluster mode.
 void register_cluster_worker();
+
+// idgen_registry_rebuild(): asks the worker to end the forgotten episode this server seeded for;
+// its answer into `answer` (kErrorText bytes); 55000 when there is nothing to rebuild yet, or the
+// worker did not answer.
+void cluster_rebuild(ClusterShared *c, char *answer);
 
 // A claim by name, or nullptr (for the view).
 ClaimWord cluster_claim_word(ClusterShared *c, const char *name, bool *found);

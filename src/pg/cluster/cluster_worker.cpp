@@ -4,7 +4,8 @@
 // sequencer in use), keeps each node id's horizon in etcd ahead of the ids (held_nodes.hpp, the
 // rules in core/registry/node_holder.hpp),
 // registers and destroys sequencer definitions (sequencer_definitions.hpp), leases namespace
-// batches (namespace_batches.hpp), and publishes all of it to the generators through
+// batches (namespace_batches.hpp), notices when etcd forgot and does nothing of the above until
+// the registry is rebuilt (generation_keeper.hpp), and publishes all of it to the generators through
 // cluster_shared.hpp. This file runs them in rounds (at least every 100 ms), decides from a watch
 // on etcd when a round also looks at the cluster again (etcd_watch.hpp,
 // core/registry/look_schedule.hpp), and starts and stops the worker.
@@ -26,6 +27,7 @@
 #include "pg/boundary/settings.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cluster/etcd_watch.hpp"
+#include "pg/cluster/generation_keeper.hpp"
 #include "pg/cluster/held_nodes.hpp"
 #include "pg/cluster/lease_keeper.hpp"
 #include "pg/cluster/namespace_batches.hpp"
@@ -55,6 +57,7 @@ struct Worker {
     LeaseKeeper keeper;
     SequencerDefinitions definitions;
     NamespaceBatches batches;
+    GenerationKeeper generation;
     // What tells the worker to look at the cluster again (definitions, free node ids, servers):
     // a watch on the node and sequencer keys, or once a second without one.
     etcd::Watch watch;
@@ -63,6 +66,7 @@ struct Worker {
 
     Worker(ClusterShared *cs, SharedState *ss)
         : r(cs, ss), held(r), keeper{r, held}, definitions(r, held), batches{r, keeper},
+          generation{r, held, keeper, batches},
           watch(r.etcd, r.prefix + "node/", r.prefix + "sequencer/") {}
 
     // The view's counters: an attach when the server's node id becomes usable, a detach when
@@ -106,8 +110,10 @@ struct Worker {
         keeper.keep_lease(now);
         follow_watch(now);
         const bool look = looks.due(now);
+        generation.look(now, look);  // before anything is claimed, moved or served under it
+        generation.serve_rebuild();
         bool looked_ok = false;
-        if (r.lease_id != 0 && r.lease.held(now)) {
+        if (generation.usable && r.lease_id != 0 && r.lease.held(now)) {
             if (!held.server.held) held.claim_node(-1, snowflake::kMaxNodes, node_id);
             LWLockAcquire(r.c->lock, LW_SHARED);
             const int count = r.c->claim_count;
@@ -128,7 +134,7 @@ struct Worker {
                 held.advance(static_cast<int64_t>(atomic_load(&r.c->horizon_us)));
         }
         if (look) looks.looked(monotonic_ns(), looked_ok);
-        batches.serve_batches();  // after the lease's own business, which must not wait behind it
+        if (generation.usable) batches.serve_batches();  // after the lease's own business, which must not wait behind it
         count_transitions(monotonic_ns());
     }
 

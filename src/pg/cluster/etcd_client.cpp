@@ -331,6 +331,15 @@ bool Client::call(const std::string &path, const json &body, json *out) {
         error_ = path + ": " + reply.substr(0, 200);
         return false;
     }
+    // The revision of a key-value answer (linearizable: at least that of every answer before it,
+    // unless etcd forgot); lease answers may come from a member that lags, so they do not count.
+    const auto header = out->find("header");
+    int64_t revision = 0;
+    if (path.compare(0, 7, "/v3/kv/") == 0 && header != out->end() && header->is_object() &&
+        int_field(*header, "revision", &revision)) {
+        last_revision_ = revision;
+        if (revision > highest_revision_) highest_revision_ = revision;
+    }
     return true;
 }
 

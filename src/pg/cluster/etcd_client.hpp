@@ -65,6 +65,12 @@ public:
     bool range(const std::string &prefix, std::vector<KeyValue> *out) override;
 
     const std::string &error() const { return error_; }
+    // The revision of the last key-value answer, and the highest since start_revisions (the
+    // registry's generation: core/registry/registry_generation.hpp).
+    int64_t last_revision() const { return last_revision_; }
+    int64_t highest_revision() const { return highest_revision_; }
+    void start_revisions(int64_t from) { highest_revision_ = from; }
+    bool went_back() const { return last_revision_ < highest_revision_; }
 
     // For etcd_watch.hpp: sets up the libcurl handle `easy` to stream a watch of every key from
     // from_key through those starting with through_prefix, from the endpoint that answered last,
@@ -101,6 +107,8 @@ private:
     void *curl_;
     std::string error_;
     std::string transport_detail_;  // libcurl's error buffer of the last request
+    int64_t last_revision_ = 0;
+    int64_t highest_revision_ = 0;
 };
 
 }  // namespace idgen::pg::etcd

@@ -18,6 +18,7 @@ std::string HeldNodes::pool_name(int pool) {
 uint64_t *HeldNodes::word_of(int pool) { return pool < 0 ? &r.c->server_word : &r.c->claims[pool].word; }
 
 void HeldNodes::publish(int pool, ClaimState state, int32_t node) {
+    if (state == ClaimState::attached) r.remember_writes();
     uint64_t *w = word_of(pool);
     atomic_store(w, ClaimWord::next(ClaimWord{atomic_load(w)}, state, node).raw);
 }
@@ -46,7 +47,10 @@ int64_t HeldNodes::issued_bound_us() {
 
 int64_t HeldNodes::published_horizon_us() { return static_cast<int64_t>(atomic_load(&r.c->horizon_us)); }
 
-void HeldNodes::publish_horizon(int64_t us) { atomic_raise(&r.c->horizon_us, static_cast<uint64_t>(us)); }
+void HeldNodes::publish_horizon(int64_t us) {
+    r.remember_writes();
+    atomic_raise(&r.c->horizon_us, static_cast<uint64_t>(us));
+}
 
 void HeldNodes::note_error(const std::string &what) { r.note_error(what); }
 

@@ -102,6 +102,18 @@ bool NamespaceBatches::lease_batch(const BatchCell &cell, registry::Batch *batch
     return false;
 }
 
+void NamespaceBatches::drop_unused() {
+    LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
+    for (BatchCell &cell : r.c->batches) cell.next = cell.end;
+    LWLockRelease(r.c->lock);
+}
+
+bool NamespaceBatches::seed_again() {
+    seeded = false;
+    seed_counters();
+    return seeded;
+}
+
 void NamespaceBatches::serve_batches() {
     if (!seeded) seed_counters();
     if (!seeded) return;
@@ -118,6 +130,7 @@ void NamespaceBatches::serve_batches() {
             r.note_error("leasing namespaces (etcd did not answer, or other servers' swaps kept coming first)");
             continue;
         }
+        r.remember_writes();
         LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
         BatchCell &cell = r.c->batches[i];
         if (cell.kind == asked.kind && cell.key == asked.key) {  // backends only take from it meanwhile

@@ -5,6 +5,7 @@
 
 #include "pg/boundary/settings.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/cluster/generation_record.hpp"
 #include "pg/cluster/registry_password.hpp"
 
 namespace idgen::pg {
@@ -17,7 +18,8 @@ RegistryConnection::RegistryConnection(ClusterShared *cs, SharedState *ss)
            etcd::Credentials{registry_cacert, registry_cert, registry_key, registry_user,
                              registry_password_now(&password_problem)},
            std::max<long>(200, registry_lease_s * 1000L / 6)),
-      lease(int64_t{registry_margin_ms} * 1000000) {
+      lease(int64_t{registry_margin_ms} * 1000000), remembered(load_generation(prefix)) {
+    etcd.start_revisions(remembered.revision);
     if (!password_problem.empty()) {
         LWLockAcquire(c->lock, LW_EXCLUSIVE);
         strlcpy(c->last_error, password_problem.c_str(), sizeof c->last_error);
@@ -29,6 +31,12 @@ void RegistryConnection::note_error(const std::string &what) {
     LWLockAcquire(c->lock, LW_EXCLUSIVE);
     strlcpy(c->last_error, (what + ": " + etcd.error()).c_str(), sizeof c->last_error);
     LWLockRelease(c->lock);
+}
+
+void RegistryConnection::remember_writes() {
+    if (remembered.token.empty() || etcd.highest_revision() <= remembered.revision) return;
+    remembered.revision = etcd.highest_revision();
+    store_generation(prefix, remembered);
 }
 
 std::string RegistryConnection::escape(const char *name) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/registry/node_holder.hpp"
+#include "core/registry/registry_generation.hpp"
 #include "core/registry/registry_lease.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cluster/etcd_client.hpp"
@@ -21,11 +22,19 @@ struct RegistryConnection : registry::Registration {
     SharedState *s;
     etcd::Client etcd;
     registry::Lease lease;
+    // The registry's generation as this server remembers it (generation_record.hpp), loaded at
+    // start and kept by generation_keeper.hpp.
+    registry::Remembered remembered;
 
     RegistryConnection(ClusterShared *cs, SharedState *ss);
 
     // The view's last error: `what`, and the etcd client's error.
     void note_error(const std::string &what);
+
+    // Called before the worker uses what its writes to etcd made (a node id published, a horizon,
+    // a batch of namespaces): the record raised to the highest revision etcd showed, so that a
+    // restore that loses those writes shows this server a lower one, also after a restart.
+    void remember_writes();
 
     // A sequencer's name as one segment of a key ('%' and '/' escaped).
     static std::string escape(const char *name);

@@ -109,16 +109,6 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
 
-static ClusterShared *require_cluster(const char *what) {
-    ClusterShared *cluster = cluster_shared();
-    if (cluster == nullptr)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("%s needs cluster mode", what),
-                        errdetail("Without idgen.registry a server's node id is idgen.node_id, fixed at start."),
-                        errhint("Set idgen.registry to the etcd endpoints (and remove idgen.node_id), then restart.")));
-    return cluster;
-}
-
 // (name) -> integer: the node id this server holds for the sequencer after claiming one.
 Datum idgen_snowflake_attach(PG_FUNCTION_ARGS) {
     ClusterShared *cluster = require_cluster("snowflake_attach()");

@@ -19,6 +19,12 @@ extern "C" {
 PG_FUNCTION_INFO_V1(idgen_registry);
 }
 
+static const char *state_name(bool forgotten, bool attached, int64_t attaches) {
+    if (forgotten) return "forgotten";  // etcd lost what the registry held (generation_keeper.hpp)
+    if (attached) return "attached";
+    return attaches == 0 ? "attaching" : "detached";
+}
+
 // state, node_id, lease_id, lease_left, horizon, attaches, detaches, last_error, cluster, servers
 Datum idgen_registry(PG_FUNCTION_ARGS) {
     TupleDesc desc;
@@ -39,6 +45,7 @@ Datum idgen_registry(PG_FUNCTION_ARGS) {
     const int64_t attaches = c->attaches;
     const int64_t detaches = c->detaches;
     const int32_t servers = c->servers;
+    const bool forgotten = c->forgotten;
     char last_error[kErrorText];
     strlcpy(last_error, c->last_error, sizeof last_error);
     LWLockRelease(c->lock);
@@ -49,10 +56,9 @@ Datum idgen_registry(PG_FUNCTION_ARGS) {
         nulls[9] = false;
     }
     const ClaimWord server{atomic_load(&c->server_word)};
-    const int64_t deadline = static_cast<int64_t>(atomic_load(&c->deadline_ns));
-    const int64_t now = monotonic_ns();
+    const int64_t deadline = static_cast<int64_t>(atomic_load(&c->deadline_ns)), now = monotonic_ns();
     const bool attached = server.state() == ClaimState::attached && registry::within_deadline(deadline, now);
-    values[0] = CStringGetTextDatum(attached ? "attached" : attaches == 0 ? "attaching" : "detached");
+    values[0] = CStringGetTextDatum(state_name(forgotten, attached, attaches));
     if (attached) {
         values[1] = Int32GetDatum(server.node());
         nulls[1] = false;
