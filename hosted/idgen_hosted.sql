@@ -535,6 +535,17 @@ CREATE TABLE snowflake_definitions (
 COMMENT ON TABLE snowflake_definitions IS
     'Snowflake sequencer definitions of the plain-SQL edition, each with its sequence; change them with snowflake_create and snowflake_drop';
 
+-- A dropped sequencer's ids may run ahead of the clock (a clock stepped back, a burst past the
+-- counter): the sequencer made again under its name starts above them, whatever its epoch or
+-- layout. snowflake_drop keeps the end of the dropped ids' time here; snowflake_create starts
+-- the new sequence past it.
+CREATE TABLE _idgen_snowflake_retired (
+    name text PRIMARY KEY,
+    ends_unix_ms bigint NOT NULL
+);
+COMMENT ON TABLE _idgen_snowflake_retired IS
+    'internal: per dropped sequencer name, the Unix millisecond after the time of every id it handed out';
+
 CREATE FUNCTION _idgen_snowflake_create(definitions regclass, name text, epoch timestamptz, max_nodes integer,
         backfill_nodes integer, layout text) RETURNS void
     LANGUAGE plpgsql VOLATILE
@@ -545,6 +556,7 @@ DECLARE
     node_bits integer := length(ltrim(max_nodes::bit(32)::text, '0')) - 1;
     serial text;
     existing record;
+    ends bigint;
 BEGIN
     IF name IS NULL OR epoch IS NULL OR max_nodes IS NULL OR backfill_nodes IS NULL OR layout IS NULL THEN
         RAISE EXCEPTION 'snowflake_create: name, epoch, max_nodes, backfill_nodes and layout must not be NULL'
@@ -574,6 +586,12 @@ BEGIN
                    (2199023255552::numeric * 2 ^ (width - 41 - node_bits) - 1)::bigint);
     EXECUTE format('INSERT INTO %s VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', definitions)
         USING name, epoch, max_nodes, backfill_nodes, layout, node_bits, width - 41 - node_bits, serial::regclass;
+    -- Made again after a drop: the first value's millisecond past every id of the dropped one.
+    EXECUTE format('SELECT ends_unix_ms - floor(extract(epoch FROM $1) * 1000)::bigint FROM %I._idgen_snowflake_retired
+                    WHERE name = $2', schema) INTO ends USING epoch, name;
+    IF ends > 0 THEN
+        PERFORM setval(serial::regclass, ends << (width - 41 - node_bits), false);
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION _idgen_snowflake_create(regclass, text, timestamptz, integer, integer, text) IS
@@ -588,13 +606,58 @@ END;
 COMMENT ON FUNCTION snowflake_create(text, timestamptz, integer, integer, text) IS
     'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits, the rest a per-millisecond counter, in 63 bits (layout idgen) or 64 (snowcast); does nothing if it exists with the same definition (plain-SQL edition: the ids come from a sequence of its own)';
 
-CREATE FUNCTION _idgen_snowflake_next(name text, d snowflake_definitions) RETURNS bigint
+-- The first value of now's millisecond in a sequencer's sequence: milliseconds since its epoch,
+-- counter 0.
+CREATE FUNCTION _idgen_snowflake_now_value(epoch timestamptz, counter_bits integer) RETURNS bigint
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN (floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - floor(extract(epoch FROM epoch) * 1000)::bigint)
+       << counter_bits;
+COMMENT ON FUNCTION _idgen_snowflake_now_value(timestamptz, integer) IS
+    'internal: the sequence value of now''s millisecond, counter 0, of a sequencer of this epoch and counter width';
+
+-- A jump moves the sequence (setval), which needs the sequence's owner's UPDATE right; a caller of
+-- snowflake_next needs only USAGE on it. So the jump runs as the edition's owner (SECURITY
+-- DEFINER, its search_path pinned to the edition's schema below) and takes nothing from the
+-- caller but a name: it reads the definition and the clock itself, so all a caller can do with
+-- it is what snowflake_next does, move a sequencer's sequence up to now.
+CREATE FUNCTION _idgen_snowflake_jump(name text) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+AS $$
+DECLARE
+    d snowflake_definitions;
+    now_value bigint;
+    v bigint;
+BEGIN
+    SELECT * INTO d FROM snowflake_definitions s WHERE s.name = _idgen_snowflake_jump.name;
+    IF d IS NULL THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = '42704';
+    END IF;
+    now_value := _idgen_snowflake_now_value(d.epoch, d.counter_bits);
+    PERFORM pg_advisory_lock(1768842596, d.serial::oid::integer);
+    -- No nextval runs now: the sequence's last value is every value handed out.
+    IF pg_sequence_last_value(d.serial) < now_value THEN
+        PERFORM setval(d.serial, now_value, false);
+    END IF;
+    v := nextval(d.serial);
+    PERFORM pg_advisory_unlock(1768842596, d.serial::oid::integer);
+    RETURN v;
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_jump(text) IS
+    'internal: snowflake_next''s jump of a sequencer''s sequence to now, as the edition''s owner; the next value';
+DO $$
+BEGIN
+    EXECUTE format('ALTER FUNCTION %I._idgen_snowflake_jump(text) SET search_path = %I, pg_temp',
+                   current_schema(), current_schema());
+END
+$$;
+
+CREATE FUNCTION _idgen_snowflake_next(name text, d snowflake_definitions, now_value bigint) RETURNS bigint
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 AS $$
 DECLARE
     lock_key integer := d.serial::oid::integer;
     node integer := coalesce(nullif(current_setting('idgen.node_id', true), ''), '0')::integer;
-    now_value bigint;
     v bigint;
 BEGIN
     IF d IS NULL THEN
@@ -604,9 +667,6 @@ BEGIN
         RAISE EXCEPTION 'idgen.node_id % is not a live node id of Snowflake sequencer "%" (0 to %)',
             node, name, d.max_nodes - d.backfill_nodes - 1 USING ERRCODE = '22023';
     END IF;
-    -- now's first value: this millisecond since the epoch, counter 0.
-    now_value := (floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint
-                  - floor(extract(epoch FROM d.epoch) * 1000)::bigint) << d.counter_bits;
     -- The locks are the session's (a transaction's would keep every jump waiting until the
     -- caller's transaction ends), so nothing may leave this block holding one: an error, a
     -- lock_timeout, and a cancel or statement_timeout (which WHEN others does not catch) at any
@@ -615,14 +675,10 @@ BEGIN
         PERFORM pg_advisory_lock_shared(1768842596, lock_key);   -- 'idgd'
         v := nextval(d.serial);
         PERFORM pg_advisory_unlock_shared(1768842596, lock_key);
-        IF v < now_value THEN
-            PERFORM pg_advisory_lock(1768842596, lock_key);
-            -- No nextval runs now: the sequence's last value is every value handed out.
-            IF pg_sequence_last_value(d.serial) < now_value THEN
-                PERFORM setval(d.serial, now_value, false);
-            END IF;
-            v := nextval(d.serial);
-            PERFORM pg_advisory_unlock(1768842596, lock_key);
+        IF v < now_value THEN   -- (PL/pgSQL resolves names at run time: the edition's schema named)
+            EXECUTE format('SELECT %I._idgen_snowflake_jump($1)',
+                           (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = d.serial))
+                INTO v USING name;
         END IF;
     EXCEPTION WHEN others OR query_canceled THEN
         PERFORM CASE WHEN l.mode = 'ShareLock' THEN pg_advisory_unlock_shared(1768842596, lock_key)
@@ -636,12 +692,13 @@ BEGIN
            | (v & ((1::bigint << d.counter_bits) - 1));
 END
 $$;
-COMMENT ON FUNCTION _idgen_snowflake_next(text, snowflake_definitions) IS
-    'internal: snowflake_next''s work, given the sequencer''s definition (NULL: it does not exist)';
+COMMENT ON FUNCTION _idgen_snowflake_next(text, snowflake_definitions, bigint) IS
+    'internal: snowflake_next''s work, given the sequencer''s definition (NULL: it does not exist) and now''s first value';
 
 CREATE FUNCTION snowflake_next(name text) RETURNS bigint
     LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
-RETURN _idgen_snowflake_next(name, (SELECT d FROM snowflake_definitions d WHERE d.name = snowflake_next.name));
+RETURN (SELECT _idgen_snowflake_next(n.name, d, _idgen_snowflake_now_value(d.epoch, d.counter_bits))
+        FROM (VALUES (snowflake_next.name)) n (name) LEFT JOIN snowflake_definitions d ON d.name = n.name);
 COMMENT ON FUNCTION snowflake_next(text) IS
     'The next Snowflake id of the named sequencer: now''s millisecond, idgen.node_id (0 when unset), a counter; unique by construction from the sequencer''s sequence (plain-SQL edition)';
 
@@ -649,13 +706,23 @@ CREATE FUNCTION _idgen_snowflake_drop(definitions regclass, name text) RETURNS v
     LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
-    serial regclass;
+    schema text := (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = definitions);
+    d record;
 BEGIN
-    EXECUTE format('DELETE FROM %s WHERE name = $1 RETURNING serial', definitions) INTO serial USING name;
-    IF serial IS NULL THEN
+    EXECUTE format('DELETE FROM %s WHERE name = $1 RETURNING *', definitions) INTO d USING name;
+    IF d IS NULL THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = '42704';
     END IF;
-    EXECUTE format('DROP SEQUENCE %s', serial);
+    -- The millisecond after the last value's (no value handed out: nothing to keep). Values are
+    -- handed out under the sequencer's lock held shared; taken exclusively here (until the
+    -- transaction ends), none is in flight.
+    PERFORM pg_advisory_xact_lock(1768842596, d.serial::oid::integer);
+    EXECUTE format('INSERT INTO %I._idgen_snowflake_retired AS r
+                    SELECT $1, (v >> $2) + floor(extract(epoch FROM $3) * 1000)::bigint + 1
+                    FROM pg_sequence_last_value($4) v WHERE v IS NOT NULL
+                    ON CONFLICT (name) DO UPDATE SET ends_unix_ms = greatest(r.ends_unix_ms, excluded.ends_unix_ms)', schema)
+        USING name, d.counter_bits, d.epoch, d.serial;
+    EXECUTE format('DROP SEQUENCE %s', d.serial);
 END
 $$;
 COMMENT ON FUNCTION _idgen_snowflake_drop(regclass, text) IS

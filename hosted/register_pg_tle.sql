@@ -2,11 +2,12 @@
 -- extension idgen_hosted, on a service that offers pg_tle but no C extension of ours. The
 -- extension's script is the edition's file as it is, so both ways of installing it give the same
 -- functions; what this adds is that the edition's state is then an extension's configuration,
--- which pg_dump must dump: the Snowflake sequencers' definitions and the serial numbers of the
--- UUID generators (pg_extension_config_dump; the sequencers' own sequences are made by
--- snowflake_create, after CREATE EXTENSION, so they are not the extension's and pg_dump dumps
--- them as it dumps any sequence). Without those two lines a restored database would know no
--- sequencer and would hand out the UUID serial numbers again from the start.
+-- which pg_dump must dump: the Snowflake sequencers' definitions, the ends of dropped sequencers'
+-- ids and the serial numbers of the UUID generators (pg_extension_config_dump; the sequencers' own
+-- sequences are made by snowflake_create, after CREATE EXTENSION, so they are not the extension's
+-- and pg_dump dumps them as it dumps any sequence). Without those lines a restored database would
+-- know no sequencer, would start a sequencer made again below its dropped ids, and would hand out
+-- the UUID serial numbers again from the start.
 --
 -- Run it with psql from the top directory of the idgen checkout (it reads the edition and the
 -- version from there), as a role that may install pg_tle extensions (pgtle_admin):
@@ -26,4 +27,5 @@ SELECT pgtle.install_extension('idgen_hosted', :'version', :'description', :'edi
 -- pg_dump dumps these two as the extension's configuration (added by hosted/register_pg_tle.sql).
 SELECT pg_catalog.pg_extension_config_dump('snowflake_definitions', '');
 SELECT pg_catalog.pg_extension_config_dump('_idgen_uuid_serial', '');
+SELECT pg_catalog.pg_extension_config_dump('_idgen_snowflake_retired', '');
 $members$);

@@ -2,7 +2,8 @@
 # server without idgen preloaded and without its extension, a role that is not a superuser,
 # `psql -f` into a schema of the role's own. Every function of the edition is SQL or PL/pgSQL,
 # none needs the library, and each finds the others whatever the caller's search_path.
-# A snowflake_next cancelled while it waits leaves no lock behind. (sql/hosted_differential.sql
+# A snowflake_next cancelled while it waits leaves no lock behind; a caller with the README's
+# grants makes ids; a sequencer made again starts above its dropped ids. (sql/hosted_differential.sql
 # compares its answers with the C extension's; 111_hosted_generators.pl tests its generators.)
 use strict;
 use warnings;
@@ -82,6 +83,39 @@ for my $point (sort keys %blocks) {
     is("$ret $err", '0 ', "$point: the next calls from another session return at once, jumps included");
 }
 $victim->quit;
+
+# The grants the README gives a role that calls snowflake_next (the schema, SELECT on the tables,
+# USAGE on the sequences, also those of sequencers made later) are enough, jumps included: the
+# jump's setval runs as the edition's owner.
+$node->safe_psql('postgres', 'CREATE ROLE caller LOGIN');
+$node->safe_psql('appdb', q{
+    GRANT USAGE ON SCHEMA idgen TO caller;
+    GRANT SELECT ON ALL TABLES IN SCHEMA idgen TO caller;
+    GRANT USAGE ON ALL SEQUENCES IN SCHEMA idgen TO caller;
+    ALTER DEFAULT PRIVILEGES IN SCHEMA idgen GRANT USAGE ON SEQUENCES TO caller;
+    SELECT idgen.snowflake_create('granted', '2024-01-01', 1024)}, extra_params => [ '-U', 'app' ]);
+my @granted = map {
+    $node->safe_psql('appdb', q{SELECT pg_sleep(0.002), idgen.snowflake_next('granted')}, extra_params => [ '-U', 'caller' ])
+} 1 .. 5;
+is(scalar(grep { /^\|\d+$/ } @granted), 5, 'a role with the README\'s grants makes ids, each a jump to its millisecond');
+($ret, $out, $err) = $node->psql('appdb', q{SELECT idgen._idgen_snowflake_jump('no_such')}, extra_params => [ '-U', 'caller' ]);
+like($err, qr/Snowflake sequencer "no_such" does not exist/, 'the jump takes a name and nothing else');
+
+# A sequencer dropped after its ids ran 10 s ahead of the clock (as when the clock steps back),
+# made again under its name with another epoch and node count: its ids start above the old ones.
+my $ahead = $node->safe_psql('appdb', q{
+    SET search_path = idgen;
+    SELECT snowflake_create('again', '2024-01-01', 1024);
+    SELECT setval(serial, _idgen_snowflake_now_value(epoch, counter_bits) + (10000::bigint << counter_bits))
+    FROM snowflake_definitions WHERE name = 'again' \g /dev/null
+    SELECT snowflake_timestamp(snowflake_next('again'), '2024-01-01', 1024);
+    SELECT snowflake_drop('again');
+    SELECT snowflake_create('again', '2025-01-01', 512);}, extra_params => [ '-U', 'app' ]);
+my $made_again = $node->safe_psql('appdb',
+    q{SELECT idgen.snowflake_timestamp(idgen.snowflake_next('again'), '2025-01-01', 512)}, extra_params => [ '-U', 'caller' ]);
+($ahead) = grep { /\d{4}-/ } split /\n/, $ahead;
+cmp_ok($node->safe_psql('appdb', "SELECT '$made_again'::timestamptz > '$ahead'::timestamptz"), 'eq', 't',
+    "a sequencer made again starts above the dropped one's ids ($made_again after $ahead)");
 
 $node->stop;
 done_testing();
