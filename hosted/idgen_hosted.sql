@@ -13,6 +13,10 @@
 -- runs; the functions find each other there whatever the callers' search_path:
 --   CREATE SCHEMA idgen;
 --   PGOPTIONS=-csearch_path=idgen psql -f hosted/idgen_hosted.sql
+-- The same file updates an earlier version in that schema in place (and is pg_tle's update
+-- script, hosted/register_pg_tle.sql): every object is created OR REPLACEd or IF NOT EXISTS, the
+-- state (the sequencers' definitions and sequences, the serial numbers) is kept, and what an
+-- earlier version had and this one has not is dropped at the end.
 --
 -- unique_timestamp_host reads idgen.unique_timestamp_digits as the C extension does (2 when
 -- unset or empty, else 2 or 3). Without the library it is a plain custom setting: SET it, pass
@@ -35,14 +39,14 @@
 
 -- ---- Internal helpers -------------------------------------------------------------------------
 
-CREATE FUNCTION _idgen_uuid_field(u uuid, first_bit integer, bits integer) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_uuid_field(u uuid, first_bit integer, bits integer) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN substring(('x' || encode(uuid_send(u), 'hex'))::bit(128) FROM first_bit + 1 FOR bits)::bigint;
 COMMENT ON FUNCTION _idgen_uuid_field(uuid, integer, integer) IS
     'internal: bits first_bit .. first_bit + bits - 1 of a UUID (bit 0 the most significant, bits < 64) as an unsigned number';
 
 -- (A CASE would read better but keeps the STRICT functions that use it from being inlined.)
-CREATE FUNCTION _idgen_when(condition boolean, value bigint) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_when(condition boolean, value bigint) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN value + ('{NULL,0}'::bigint[])[condition::integer + 1];
 COMMENT ON FUNCTION _idgen_when(boolean, bigint) IS
@@ -50,7 +54,7 @@ COMMENT ON FUNCTION _idgen_when(boolean, bigint) IS
 
 -- ±infinity, and the last years of PostgreSQL's range whose microseconds overflow int64, become
 -- the int64 extremes, which every range check rejects.
-CREATE FUNCTION _idgen_unix_micros(ts timestamptz) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_unix_micros(ts timestamptz) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN numeric_smaller(numeric_larger(extract(epoch FROM timezone(interval '0', ts)) * 1000000,
                                       -9223372036854775808),
@@ -61,7 +65,7 @@ COMMENT ON FUNCTION _idgen_unix_micros(timestamptz) IS
 -- Whole days, then what is left of a day: a float factor of an interval is exact below 2^53,
 -- which a count of milliseconds or microseconds can pass. Milliseconds as well as microseconds,
 -- so that Snowflake ids never multiply theirs into an int64 that overflows.
-CREATE FUNCTION _idgen_timestamptz(unix_ms bigint, micros bigint) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION _idgen_timestamptz(unix_ms bigint, micros bigint) RETURNS timestamptz
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 BEGIN
@@ -81,7 +85,7 @@ COMMENT ON FUNCTION _idgen_timestamptz(bigint, bigint) IS
 -- The time is a 60-bit count of 100 ns ticks since 1582-10-15 00:00 UTC, 1970-01-01 being tick
 -- 122192928000000000.
 
-CREATE FUNCTION _idgen_gregorian_ticks(unix_micros bigint) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_gregorian_ticks(unix_micros bigint) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 BEGIN
@@ -95,7 +99,7 @@ $$;
 COMMENT ON FUNCTION _idgen_gregorian_ticks(bigint) IS
     'internal: the 100 ns ticks since 1582-10-15 of a Unix time in microseconds; 22008 outside 60 bits';
 
-CREATE FUNCTION _idgen_time_uuid(version integer, ticks bigint, clock_seq integer, node bigint) RETURNS uuid
+CREATE OR REPLACE FUNCTION _idgen_time_uuid(version integer, ticks bigint, clock_seq integer, node bigint) RETURNS uuid
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 DECLARE
@@ -115,19 +119,19 @@ $$;
 COMMENT ON FUNCTION _idgen_time_uuid(integer, bigint, integer, bigint) IS
     'internal: the version-1 or version-6 UUID of 60-bit ticks, a clock sequence (22003 outside 0..16383) and a 48-bit node';
 
-CREATE FUNCTION _idgen_gregorian_timestamptz(ticks bigint) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION _idgen_gregorian_timestamptz(ticks bigint) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_timestamptz(0, ticks / 10 - 12219292800000000);
 COMMENT ON FUNCTION _idgen_gregorian_timestamptz(bigint) IS
     'internal: the time of 100 ns ticks since 1582-10-15, sub-microsecond ticks truncated';
 
-CREATE FUNCTION uuid_version(u uuid) RETURNS smallint
+CREATE OR REPLACE FUNCTION uuid_version(u uuid) RETURNS smallint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_when(_idgen_uuid_field(u, 64, 2) = 2, _idgen_uuid_field(u, 48, 4))::smallint;
 COMMENT ON FUNCTION uuid_version(uuid) IS
     'The version nibble of an RFC 4122/9562 UUID; NULL when the variant is not RFC 4122/9562 (nil, NCS, Microsoft, future)';
 
-CREATE FUNCTION _idgen_v1_ticks(u uuid) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_v1_ticks(u uuid) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_when(uuid_version(u) = 1, (_idgen_uuid_field(u, 52, 12) << 48)
                                         | (_idgen_uuid_field(u, 32, 16) << 32)
@@ -135,38 +139,38 @@ RETURN _idgen_when(uuid_version(u) = 1, (_idgen_uuid_field(u, 52, 12) << 48)
 COMMENT ON FUNCTION _idgen_v1_ticks(uuid) IS
     'internal: the 60-bit time of a version-1 UUID; NULL for other UUIDs';
 
-CREATE FUNCTION _idgen_v6_ticks(u uuid) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_v6_ticks(u uuid) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_when(uuid_version(u) = 6, (_idgen_uuid_field(u, 0, 48) << 12) | _idgen_uuid_field(u, 52, 12));
 COMMENT ON FUNCTION _idgen_v6_ticks(uuid) IS
     'internal: the 60-bit time of a version-6 UUID; NULL for other UUIDs';
 
-CREATE FUNCTION form_uuid_v1(ts timestamptz, clock_seq integer, node macaddr) RETURNS uuid
+CREATE OR REPLACE FUNCTION form_uuid_v1(ts timestamptz, clock_seq integer, node macaddr) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_time_uuid(1, _idgen_gregorian_ticks(_idgen_unix_micros(ts)), clock_seq,
                         ('x' || encode(macaddr_send(node), 'hex'))::bit(48)::bigint);
 COMMENT ON FUNCTION form_uuid_v1(timestamptz, integer, macaddr) IS
     'RFC 4122 version-1 UUID built from a time (1582-10-15 .. 5236-03-31 UTC, microsecond precision), a clock sequence (0..16383) and a 48-bit node';
 
-CREATE FUNCTION uuid_v1_timestamp(u uuid) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION uuid_v1_timestamp(u uuid) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_gregorian_timestamptz(_idgen_v1_ticks(u));
 COMMENT ON FUNCTION uuid_v1_timestamp(uuid) IS
     'The time embedded in a version-1 UUID, exact to the microsecond (sub-microsecond ticks truncated); NULL if the UUID is not version 1';
 
-CREATE FUNCTION uuid_v1_clock_seq(u uuid) RETURNS integer
+CREATE OR REPLACE FUNCTION uuid_v1_clock_seq(u uuid) RETURNS integer
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_when(uuid_version(u) = 1, _idgen_uuid_field(u, 66, 14))::integer;
 COMMENT ON FUNCTION uuid_v1_clock_seq(uuid) IS
     'The 14-bit clock sequence of a version-1 UUID; NULL if the UUID is not version 1';
 
-CREATE FUNCTION uuid_v1_node(u uuid) RETURNS macaddr
+CREATE OR REPLACE FUNCTION uuid_v1_node(u uuid) RETURNS macaddr
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN lpad(to_hex(_idgen_when(uuid_version(u) = 1, _idgen_uuid_field(u, 80, 48))), 12, '0')::macaddr;
 COMMENT ON FUNCTION uuid_v1_node(uuid) IS
     'The 48-bit node of a version-1 UUID as a MAC address; NULL if the UUID is not version 1';
 
-CREATE FUNCTION uuid_v6_timestamp(u uuid) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION uuid_v6_timestamp(u uuid) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_gregorian_timestamptz(_idgen_v6_ticks(u));
 COMMENT ON FUNCTION uuid_v6_timestamp(uuid) IS
@@ -175,19 +179,19 @@ COMMENT ON FUNCTION uuid_v6_timestamp(uuid) IS
 -- Version 6 lays the ticks out first, most significant bits first, so the UUID of a time's
 -- ticks with clock sequence and node zero is at or below every version-6 UUID of that time or
 -- later. Before the Gregorian reform: the smallest version-6 UUID of all.
-CREATE FUNCTION uuid_v6_min(ts timestamptz) RETURNS uuid
+CREATE OR REPLACE FUNCTION uuid_v6_min(ts timestamptz) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_time_uuid(6, _idgen_gregorian_ticks(_idgen_unix_micros(timestamptz_larger(ts, '1582-10-15 00:00:00+00'))), 0, 0);
 COMMENT ON FUNCTION uuid_v6_min(timestamptz) IS
     'The smallest version-6 UUID whose time is at or after ts: id >= uuid_v6_min(ts) exactly when uuid_v6_timestamp(id) >= ts, for index range scans and partition bounds';
 
-CREATE FUNCTION uuid_v1_to_v6(u uuid) RETURNS uuid
+CREATE OR REPLACE FUNCTION uuid_v1_to_v6(u uuid) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_time_uuid(6, _idgen_v1_ticks(u), _idgen_uuid_field(u, 66, 14)::integer, _idgen_uuid_field(u, 80, 48));
 COMMENT ON FUNCTION uuid_v1_to_v6(uuid) IS
     'The version-6 UUID with the same time, clock sequence and node as a version-1 UUID (lossless); NULL if the UUID is not version 1';
 
-CREATE FUNCTION uuid_v6_to_v1(u uuid) RETURNS uuid
+CREATE OR REPLACE FUNCTION uuid_v6_to_v1(u uuid) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_time_uuid(1, _idgen_v6_ticks(u), _idgen_uuid_field(u, 66, 14)::integer, _idgen_uuid_field(u, 80, 48));
 COMMENT ON FUNCTION uuid_v6_to_v1(uuid) IS
@@ -198,14 +202,14 @@ COMMENT ON FUNCTION uuid_v6_to_v1(uuid) IS
 -- The fraction counts steps of 1/4096 ms (RFC 9562 section 6.2, method 3): every microsecond
 -- has steps of its own, so a microsecond is stored and read back exactly.
 
-CREATE FUNCTION uuid_v7_timestamp(u uuid) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION uuid_v7_timestamp(u uuid) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_timestamptz(_idgen_when(uuid_version(u) = 7, _idgen_uuid_field(u, 0, 48)),
                           _idgen_uuid_field(u, 52, 12) * 1000 / 4096);
 COMMENT ON FUNCTION uuid_v7_timestamp(uuid) IS
     'The time embedded in a version-7 UUID: its millisecond and the sub-millisecond fraction after it (RFC 9562 method 3), to the microsecond; NULL if the UUID is not version 7';
 
-CREATE FUNCTION _idgen_v7_uuid(unix_micros bigint, rand_b bigint) RETURNS uuid
+CREATE OR REPLACE FUNCTION _idgen_v7_uuid(unix_micros bigint, rand_b bigint) RETURNS uuid
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 BEGIN
@@ -223,7 +227,7 @@ COMMENT ON FUNCTION _idgen_v7_uuid(bigint, bigint) IS
     'internal: the version-7 UUID of a Unix time in microseconds (22008 outside 1970-01-01 .. 10889-08-02) with the low 62 bits of rand_b';
 
 -- Before 1970: the smallest version-7 UUID of all.
-CREATE FUNCTION uuid_v7_min(ts timestamptz) RETURNS uuid
+CREATE OR REPLACE FUNCTION uuid_v7_min(ts timestamptz) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_v7_uuid(_idgen_unix_micros(timestamptz_larger(ts, '1970-01-01 00:00:00+00')), 0);
 COMMENT ON FUNCTION uuid_v7_min(timestamptz) IS
@@ -234,7 +238,7 @@ COMMENT ON FUNCTION uuid_v7_min(timestamptz) IS
 -- The counter's hex digits are written reversed in the variable mode; the variant bits belong
 -- to the MAC fragment.
 
-CREATE FUNCTION _idgen_locality_checked(value anyelement, u uuid) RETURNS anyelement
+CREATE OR REPLACE FUNCTION _idgen_locality_checked(value anyelement, u uuid) RETURNS anyelement
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 BEGIN
@@ -247,25 +251,25 @@ $$;
 COMMENT ON FUNCTION _idgen_locality_checked(anyelement, uuid) IS
     'internal: value, read from u, once u is known to be a locality UUID (22023 if not)';
 
-CREATE FUNCTION locality_uuid_timestamp(u uuid) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION locality_uuid_timestamp(u uuid) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_locality_checked(_idgen_timestamptz(_idgen_uuid_field(u, 80, 48), 0), u);
 COMMENT ON FUNCTION locality_uuid_timestamp(uuid) IS
     'The millisecond a locality UUID was made in; error 22023 if its version digit is not b';
 
-CREATE FUNCTION locality_uuid_pid(u uuid) RETURNS integer
+CREATE OR REPLACE FUNCTION locality_uuid_pid(u uuid) RETURNS integer
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_locality_checked(_idgen_uuid_field(u, 32, 16)::integer, u);
 COMMENT ON FUNCTION locality_uuid_pid(uuid) IS
     'The process id (modulo 65536) in a locality UUID; error 22023 if its version digit is not b';
 
-CREATE FUNCTION locality_uuid_mac(u uuid) RETURNS text
+CREATE OR REPLACE FUNCTION locality_uuid_mac(u uuid) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_locality_checked(lpad(to_hex(_idgen_uuid_field(u, 52, 28)), 7, '0'), u);
 COMMENT ON FUNCTION locality_uuid_mac(uuid) IS
     'The 28-bit MAC fragment in a locality UUID, as 7 hex digits; error 22023 if its version digit is not b';
 
-CREATE FUNCTION locality_uuid_counter(u uuid) RETURNS bigint
+CREATE OR REPLACE FUNCTION locality_uuid_counter(u uuid) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_locality_checked(('x' || reverse(left(u::text, 8)))::bit(32)::bigint, u);
 COMMENT ON FUNCTION locality_uuid_counter(uuid) IS
@@ -274,7 +278,7 @@ COMMENT ON FUNCTION locality_uuid_counter(uuid) IS
 -- ---- Unique timestamps ------------------------------------------------------------------------
 -- Nanoseconds since 1970 whose last idgen.unique_timestamp_digits decimal digits are a host id.
 
-CREATE FUNCTION _idgen_unique_timestamp_checked(value anyelement, ts bigint) RETURNS anyelement
+CREATE OR REPLACE FUNCTION _idgen_unique_timestamp_checked(value anyelement, ts bigint) RETURNS anyelement
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 BEGIN
@@ -287,7 +291,7 @@ $$;
 COMMENT ON FUNCTION _idgen_unique_timestamp_checked(anyelement, bigint) IS
     'internal: value, read from ts, once ts is known to be a unique timestamp (22003 if negative)';
 
-CREATE FUNCTION _idgen_unique_timestamp_unit() RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_unique_timestamp_unit() RETURNS bigint
     LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 AS $$
 DECLARE
@@ -305,7 +309,7 @@ $$;
 COMMENT ON FUNCTION _idgen_unique_timestamp_unit() IS
     'internal: 10 to the power of idgen.unique_timestamp_digits (2 when unset)';
 
-CREATE FUNCTION _idgen_iso_text(t timestamp) RETURNS text
+CREATE OR REPLACE FUNCTION _idgen_iso_text(t timestamp) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN lpad(extract(year FROM t)::integer::text, 4, '0') || '-'
        || lpad(extract(month FROM t)::integer::text, 2, '0') || '-'
@@ -316,7 +320,7 @@ RETURN lpad(extract(year FROM t)::integer::text, 4, '0') || '-'
 COMMENT ON FUNCTION _idgen_iso_text(timestamp) IS
     'internal: a timestamp of whole seconds as YYYY-MM-DDTHH:MM:SS, whatever DateStyle says';
 
-CREATE FUNCTION unique_timestamp_text(ts bigint) RETURNS text
+CREATE OR REPLACE FUNCTION unique_timestamp_text(ts bigint) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_unique_timestamp_checked(
            _idgen_iso_text(timestamp '1970-01-01 00:00:00' + interval '1 second' * (ts / 1000000000))
@@ -325,13 +329,13 @@ RETURN _idgen_unique_timestamp_checked(
 COMMENT ON FUNCTION unique_timestamp_text(bigint) IS
     'A unique timestamp as UTC text with nine fractional digits, e.g. 2021-12-28T14:07:02.954100128';
 
-CREATE FUNCTION unique_timestamp_host(ts bigint) RETURNS integer
+CREATE OR REPLACE FUNCTION unique_timestamp_host(ts bigint) RETURNS integer
     LANGUAGE sql STABLE STRICT PARALLEL SAFE
 RETURN _idgen_unique_timestamp_checked((ts % _idgen_unique_timestamp_unit())::integer, ts);
 COMMENT ON FUNCTION unique_timestamp_host(bigint) IS
     'The host (node) id in the last idgen.unique_timestamp_digits digits of a unique timestamp';
 
-CREATE FUNCTION unique_timestamp_to_timestamptz(ts bigint) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION unique_timestamp_to_timestamptz(ts bigint) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_unique_timestamp_checked(_idgen_timestamptz(0, ts / 1000), ts);
 COMMENT ON FUNCTION unique_timestamp_to_timestamptz(bigint) IS
@@ -343,7 +347,7 @@ COMMENT ON FUNCTION unique_timestamp_to_timestamptz(bigint) IS
 -- The epoch's millisecond is its Unix microseconds divided by 1000 towards the past, as every
 -- layout rounds times (numeric division: exact, then floored).
 
-CREATE FUNCTION _idgen_snowflake_width(epoch timestamptz, max_nodes integer, layout text) RETURNS integer
+CREATE OR REPLACE FUNCTION _idgen_snowflake_width(epoch timestamptz, max_nodes integer, layout text) RETURNS integer
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 DECLARE
@@ -369,7 +373,7 @@ $$;
 COMMENT ON FUNCTION _idgen_snowflake_width(timestamptz, integer, text) IS
     'internal: how many bits of 64 the ids of a layout span (63 or 64), once the layout is known to be valid (22023 if not)';
 
-CREATE FUNCTION _idgen_snowflake_time_field(id bigint, width integer) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_snowflake_time_field(id bigint, width integer) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 BEGIN
@@ -382,7 +386,7 @@ $$;
 COMMENT ON FUNCTION _idgen_snowflake_time_field(bigint, integer) IS
     'internal: the milliseconds since the epoch of a Snowflake id (22003 for a negative id of width 63)';
 
-CREATE FUNCTION _idgen_snowflake_min_id(unix_micros bigint, epoch_ms bigint, width integer) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_snowflake_min_id(unix_micros bigint, epoch_ms bigint, width integer) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 DECLARE
@@ -402,7 +406,7 @@ $$;
 COMMENT ON FUNCTION _idgen_snowflake_min_id(bigint, bigint, integer) IS
     'internal: the first id of the millisecond of a Unix time in microseconds (0 before the epoch; 22008 past the time field)';
 
-CREATE FUNCTION snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 8192,
+CREATE OR REPLACE FUNCTION snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 8192,
         layout text DEFAULT 'idgen') RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
@@ -410,7 +414,7 @@ RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
 COMMENT ON FUNCTION snowflake_timestamp(bigint, timestamptz, integer, text) IS
     'The millisecond a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
 
-CREATE FUNCTION snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 8192,
+CREATE OR REPLACE FUNCTION snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 8192,
         layout text DEFAULT 'idgen') RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_snowflake_min_id(_idgen_unix_micros(ts), floor(_idgen_unix_micros(epoch) / 1000.0)::bigint,
@@ -433,20 +437,20 @@ COMMENT ON FUNCTION snowflake_min_id(timestamptz, timestamptz, integer, text) IS
 -- 64 of a session making one id each; in one run of pgbench alternating the two (8 clients,
 -- PostgreSQL 15, 2 cores) SELECT uuid_v7() made about 69,000 transactions a second with 64 and
 -- 84,000 with 1024.
-CREATE SEQUENCE _idgen_uuid_serial MAXVALUE 281474976710655 NO CYCLE CACHE 1024;
+CREATE SEQUENCE IF NOT EXISTS _idgen_uuid_serial MAXVALUE 281474976710655 NO CYCLE CACHE 1024;
 COMMENT ON SEQUENCE _idgen_uuid_serial IS
     'internal: the serial number inside every UUID the generators make (uuid_v7, uuid_v7_at, uuid_v1_at, uuid_v6_at)';
 
 -- A UUID's 62 bits after the variant: the serial (48 bits) and 14 random bits after it, so
 -- that ids of one microsecond sort in the order of their serials.
-CREATE FUNCTION _idgen_serial_bits() RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_serial_bits() RETURNS bigint
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN (nextval('_idgen_uuid_serial') << 14) | floor(random() * 16384)::bigint;
 COMMENT ON FUNCTION _idgen_serial_bits() IS
     'internal: a new serial number (48 bits) and 14 random bits, as the 62 bits of a UUID after its variant';
 
 -- NULL is an error for the *_at generators, as in the C extension.
-CREATE FUNCTION _idgen_required(ts timestamptz, caller text) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION _idgen_required(ts timestamptz, caller text) RETURNS timestamptz
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $$
 BEGIN
@@ -465,20 +469,20 @@ COMMENT ON FUNCTION _idgen_required(timestamptz, text) IS
 -- short transaction more than the id. ceil(unix_micros * 4096 / 1000) is the millisecond times
 -- 4096 plus the microsecond's first step, so its 15 hex digits are the UUID's first 12 and the
 -- 3 after the version digit.
-CREATE FUNCTION _idgen_v7_now_uuid(unix_micros bigint, rand_b bigint) RETURNS uuid
+CREATE OR REPLACE FUNCTION _idgen_v7_now_uuid(unix_micros bigint, rand_b bigint) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (overlay(lpad(to_hex((unix_micros * 512 + 124) / 125), 15, '0') PLACING '7' FROM 13 FOR 0)
         || to_hex((rand_b & 4611686018427387903) | -9223372036854775808))::uuid;
 COMMENT ON FUNCTION _idgen_v7_now_uuid(bigint, bigint) IS
     'internal: the version-7 UUID of a Unix time in microseconds (1970 .. 2540, unchecked) with the low 62 bits of rand_b';
 
-CREATE FUNCTION uuid_v7() RETURNS uuid
+CREATE OR REPLACE FUNCTION uuid_v7() RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN _idgen_v7_now_uuid(_idgen_unix_micros(clock_timestamp()), _idgen_serial_bits());
 COMMENT ON FUNCTION uuid_v7() IS
     'RFC 9562 version-7 UUID of now, to the microsecond, unique by construction: its last 62 bits hold a serial number from a sequence (plain-SQL edition)';
 
-CREATE FUNCTION uuid_v7_at(ts timestamptz) RETURNS uuid
+CREATE OR REPLACE FUNCTION uuid_v7_at(ts timestamptz) RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN _idgen_v7_uuid(_idgen_unix_micros(_idgen_required(ts, 'uuid_v7_at')), _idgen_serial_bits());
 COMMENT ON FUNCTION uuid_v7_at(timestamptz) IS
@@ -486,26 +490,26 @@ COMMENT ON FUNCTION uuid_v7_at(timestamptz) IS
 
 -- Versions 1 and 6: the serial fills the clock sequence (its low 14 bits) and the node (the
 -- rest, under the multicast bit that marks a node which is not a network card's: 01:00:00:…).
-CREATE FUNCTION _idgen_serial_time_uuid(version integer, ticks bigint, serial bigint) RETURNS uuid
+CREATE OR REPLACE FUNCTION _idgen_serial_time_uuid(version integer, ticks bigint, serial bigint) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_time_uuid(version, ticks, (serial & 16383)::integer, (serial >> 14) | 1099511627776);
 COMMENT ON FUNCTION _idgen_serial_time_uuid(integer, bigint, bigint) IS
     'internal: the version-1 or version-6 UUID of ticks whose clock sequence and node hold a serial number';
 
-CREATE FUNCTION _idgen_serial_uuid_at(version integer, ts timestamptz, caller text) RETURNS uuid
+CREATE OR REPLACE FUNCTION _idgen_serial_uuid_at(version integer, ts timestamptz, caller text) RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN _idgen_serial_time_uuid(version, _idgen_gregorian_ticks(_idgen_unix_micros(_idgen_required(ts, caller))),
                                nextval('_idgen_uuid_serial'));
 COMMENT ON FUNCTION _idgen_serial_uuid_at(integer, timestamptz, text) IS
     'internal: the version-1 or version-6 UUID of exactly ts with a new serial number';
 
-CREATE FUNCTION uuid_v1_at(ts timestamptz) RETURNS uuid
+CREATE OR REPLACE FUNCTION uuid_v1_at(ts timestamptz) RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN _idgen_serial_uuid_at(1, ts, 'uuid_v1_at');
 COMMENT ON FUNCTION uuid_v1_at(timestamptz) IS
     'Version-1 UUID whose time is exactly ts (to the microsecond), unique by construction: its clock sequence and node hold a serial number from a sequence (plain-SQL edition)';
 
-CREATE FUNCTION uuid_v6_at(ts timestamptz) RETURNS uuid
+CREATE OR REPLACE FUNCTION uuid_v6_at(ts timestamptz) RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN _idgen_serial_uuid_at(6, ts, 'uuid_v6_at');
 COMMENT ON FUNCTION uuid_v6_at(timestamptz) IS
@@ -522,7 +526,7 @@ COMMENT ON FUNCTION uuid_v6_at(timestamptz) IS
 -- When the clock steps back the values stay ahead of it (their time is then in its future)
 -- until it catches up: never a value twice.
 
-CREATE TABLE snowflake_definitions (
+CREATE TABLE IF NOT EXISTS snowflake_definitions (
     name text PRIMARY KEY CHECK (octet_length(name) BETWEEN 1 AND 63),
     epoch timestamptz NOT NULL,
     max_nodes integer NOT NULL CHECK (max_nodes IN (128, 256, 512, 1024, 2048, 4096, 8192)),
@@ -539,14 +543,14 @@ COMMENT ON TABLE snowflake_definitions IS
 -- counter): the sequencer made again under its name starts above them, whatever its epoch or
 -- layout. snowflake_drop keeps the end of the dropped ids' time here; snowflake_create starts
 -- the new sequence past it.
-CREATE TABLE _idgen_snowflake_retired (
+CREATE TABLE IF NOT EXISTS _idgen_snowflake_retired (
     name text PRIMARY KEY,
     ends_unix_ms bigint NOT NULL
 );
 COMMENT ON TABLE _idgen_snowflake_retired IS
     'internal: per dropped sequencer name, the Unix millisecond after the time of every id it handed out';
 
-CREATE FUNCTION _idgen_snowflake_create(definitions regclass, name text, epoch timestamptz, max_nodes integer,
+CREATE OR REPLACE FUNCTION _idgen_snowflake_create(definitions regclass, name text, epoch timestamptz, max_nodes integer,
         backfill_nodes integer, layout text) RETURNS void
     LANGUAGE plpgsql VOLATILE
 AS $$
@@ -597,7 +601,7 @@ $$;
 COMMENT ON FUNCTION _idgen_snowflake_create(regclass, text, timestamptz, integer, integer, text) IS
     'internal: snowflake_create''s work, given the definitions table (whose schema holds the edition)';
 
-CREATE FUNCTION snowflake_create(name text, epoch timestamptz DEFAULT '2020-01-01 00:00:00+00',
+CREATE OR REPLACE FUNCTION snowflake_create(name text, epoch timestamptz DEFAULT '2020-01-01 00:00:00+00',
         max_nodes integer DEFAULT 8192, backfill_nodes integer DEFAULT 0, layout text DEFAULT 'idgen') RETURNS void
     LANGUAGE sql VOLATILE
 BEGIN ATOMIC
@@ -608,7 +612,7 @@ COMMENT ON FUNCTION snowflake_create(text, timestamptz, integer, integer, text) 
 
 -- The first value of now's millisecond in a sequencer's sequence: milliseconds since its epoch,
 -- counter 0.
-CREATE FUNCTION _idgen_snowflake_now_value(epoch timestamptz, counter_bits integer) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_snowflake_now_value(epoch timestamptz, counter_bits integer) RETURNS bigint
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN (floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - floor(extract(epoch FROM epoch) * 1000)::bigint)
        << counter_bits;
@@ -620,7 +624,7 @@ COMMENT ON FUNCTION _idgen_snowflake_now_value(timestamptz, integer) IS
 -- DEFINER, its search_path pinned to the edition's schema below) and takes nothing from the
 -- caller but a name: it reads the definition and the clock itself, so all a caller can do with
 -- it is what snowflake_next does, move a sequencer's sequence up to now.
-CREATE FUNCTION _idgen_snowflake_jump(name text) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_snowflake_jump(name text) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE
 AS $$
 DECLARE
@@ -652,7 +656,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION _idgen_snowflake_next(name text, d snowflake_definitions, now_value bigint) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_snowflake_next(name text, d snowflake_definitions, now_value bigint) RETURNS bigint
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 AS $$
 DECLARE
@@ -676,7 +680,7 @@ BEGIN
         v := nextval(d.serial);
         PERFORM pg_advisory_unlock_shared(1768842596, lock_key);
         IF v < now_value THEN   -- (PL/pgSQL resolves names at run time: the edition's schema named)
-            EXECUTE format('SELECT %I._idgen_snowflake_jump($1)',
+            EXECUTE format('SELECT %s._idgen_snowflake_jump($1)',
                            (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = d.serial))
                 INTO v USING name;
         END IF;
@@ -695,14 +699,14 @@ $$;
 COMMENT ON FUNCTION _idgen_snowflake_next(text, snowflake_definitions, bigint) IS
     'internal: snowflake_next''s work, given the sequencer''s definition (NULL: it does not exist) and now''s first value';
 
-CREATE FUNCTION snowflake_next(name text) RETURNS bigint
+CREATE OR REPLACE FUNCTION snowflake_next(name text) RETURNS bigint
     LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
 RETURN (SELECT _idgen_snowflake_next(n.name, d, _idgen_snowflake_now_value(d.epoch, d.counter_bits))
         FROM (VALUES (snowflake_next.name)) n (name) LEFT JOIN snowflake_definitions d ON d.name = n.name);
 COMMENT ON FUNCTION snowflake_next(text) IS
     'The next Snowflake id of the named sequencer: now''s millisecond, idgen.node_id (0 when unset), a counter; unique by construction from the sequencer''s sequence (plain-SQL edition)';
 
-CREATE FUNCTION _idgen_snowflake_drop(definitions regclass, name text) RETURNS void
+CREATE OR REPLACE FUNCTION _idgen_snowflake_drop(definitions regclass, name text) RETURNS void
     LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
@@ -728,10 +732,20 @@ $$;
 COMMENT ON FUNCTION _idgen_snowflake_drop(regclass, text) IS
     'internal: snowflake_drop''s work, given the definitions table';
 
-CREATE FUNCTION snowflake_drop(name text) RETURNS void
+CREATE OR REPLACE FUNCTION snowflake_drop(name text) RETURNS void
     LANGUAGE sql VOLATILE
 BEGIN ATOMIC
     SELECT _idgen_snowflake_drop('snowflake_definitions'::regclass, name);
 END;
 COMMENT ON FUNCTION snowflake_drop(text) IS
     'Drops a Snowflake sequencer and its sequence (plain-SQL edition)';
+
+-- ---- What earlier versions had ----------------------------------------------------------------
+-- (after everything that used it was replaced above)
+DO $$
+BEGIN
+    IF to_regprocedure('_idgen_snowflake_next(text, snowflake_definitions)') IS NOT NULL THEN   -- 0.9.3
+        DROP FUNCTION _idgen_snowflake_next(text, snowflake_definitions);
+    END IF;
+END
+$$;

@@ -16,16 +16,26 @@
 -- and then, as any role that may create a schema in that database:
 --   CREATE SCHEMA idgen;
 --   CREATE EXTENSION idgen_hosted SCHEMA idgen;
+-- Run from a newer checkout where an earlier version is registered, it registers this version
+-- beside it with the update path from the registered default (the edition's file updates any
+-- earlier version in place) and makes it the default; then, as the extension's owner:
+--   ALTER EXTENSION idgen_hosted UPDATE;
 
 \set ON_ERROR_STOP on
-\set edition `cat hosted/idgen_hosted.sql`
 \set version `sed -n "s/^default_version = '\(.*\)'/\1/p" idgen.control`
 \set description 'idgen in plain SQL: decoders of time-based ids, and generators unique by construction from sequences'
+-- The edition and, in the same script, its state made the extension's configuration: pg_dump
+-- dumps these as it dumps the plain file's tables and sequences.
+\set edition `cat hosted/idgen_hosted.sql; printf '%s\n' "SELECT pg_catalog.pg_extension_config_dump('snowflake_definitions', '');" "SELECT pg_catalog.pg_extension_config_dump('_idgen_uuid_serial', '');" "SELECT pg_catalog.pg_extension_config_dump('_idgen_snowflake_retired', '');"`
 
-SELECT pgtle.install_extension('idgen_hosted', :'version', :'description', :'edition' || $members$
-
--- pg_dump dumps these two as the extension's configuration (added by hosted/register_pg_tle.sql).
-SELECT pg_catalog.pg_extension_config_dump('snowflake_definitions', '');
-SELECT pg_catalog.pg_extension_config_dump('_idgen_uuid_serial', '');
-SELECT pg_catalog.pg_extension_config_dump('_idgen_snowflake_retired', '');
-$members$);
+SELECT count(*) = 1 AS updating, max(default_version) AS registered
+FROM pgtle.available_extensions() WHERE name = 'idgen_hosted' \gset
+\if :updating
+SELECT pgtle.install_extension_version_sql('idgen_hosted', :'version', :'edition')
+WHERE :'version' NOT IN (SELECT version FROM pgtle.available_extension_versions() WHERE name = 'idgen_hosted');
+SELECT pgtle.install_update_path('idgen_hosted', :'registered', :'version', :'edition')
+WHERE :'registered' <> :'version';
+SELECT pgtle.set_default_version('idgen_hosted', :'version');
+\else
+SELECT pgtle.install_extension('idgen_hosted', :'version', :'description', :'edition');
+\endif

@@ -26,6 +26,7 @@ IDGEN_PACKAGES=(
     libcurl4-openssl-dev nlohmann-json3-dev libpq-dev
     patroni etcd-server etcd-client python3-psycopg2 openssl pgbouncer postgresql-$PG_MAJOR-partman
     iproute2 iptables
+    libkrb5-dev   # the gssapi headers that PostgreSQL 15's server headers include (building pg_tle: scripts/pg_tle)
 )
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }

@@ -1,24 +1,18 @@
-# The plain-SQL edition packaged for pg_tle, as a hosted service's user installs it: the README's
-# command (psql -f hosted/register_pg_tle.sql from the checkout) registers it, a role that is not
-# a superuser runs CREATE EXTENSION idgen_hosted, makes ids, and a pg_dump / pg_restore of the
-# database carries the sequencers and the UUID serial numbers over: the restored copy makes more
-# ids, none of them one it had made before.
-#
-# pg_tle is in no Debian package, so a stand-in extension named pg_tle
-# (test/fixtures/pg_tle_stand_in.sql) provides its registration function, and this test writes
-# what was registered out as a control file and a script where PostgreSQL 18's
-# extension_control_path finds them: CREATE EXTENSION then runs the registered script as pg_tle
-# would have it run, as an extension script with the control pg_tle writes (superuser, trusted
-# and relocatable all false, pg_tle required). The restore goes into a database of the same
-# server whose administrator created pg_tle, and finds the registration as before; restoring
-# elsewhere needs pg_tle there, as every pg_tle extension does. Before 18 there is no such path
-# and the test is skipped.
+# The plain-SQL edition as a pg_tle extension, with pg_tle itself (1.5.2, built into each tested
+# major from its release by scripts/pg_tle), as a hosted service's user installs it:
+# - the README's three commands: pg_tle created by the administrator, hosted/register_pg_tle.sql
+#   run by a role in pgtle_admin, CREATE EXTENSION idgen_hosted by a role that is not a
+#   superuser; every function of the edition is the extension's member, its state the
+#   extension's configuration;
+# - pg_dump (pg_tle's own schema left out) restored into a database where pg_tle and the
+#   registration came first: the copy makes more ids, none it had made before;
+# - an update from the edition's previous version (0.9.3's file, from the repository's history),
+#   registered and created as a user of 0.9.3 would have: the registration run again from this
+#   checkout, then ALTER EXTENSION idgen_hosted UPDATE; ids after it never equal ids before.
 use strict;
 use warnings;
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
-use File::Copy qw(copy);
-use File::Path qw(make_path);
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -26,36 +20,30 @@ use Test::More;
 
 my $root = abs_path(dirname(__FILE__) . '/../..');
 my $node = PostgreSQL::Test::Cluster->new('hosted_pg_tle');
-plan skip_all => 'needs extension_control_path (PostgreSQL 18) to stand in for pg_tle' if $node->pg_version < 18;
-
-my $share = PostgreSQL::Test::Utils::tempdir('pg_tle_share');
-make_path("$share/extension");
-PostgreSQL::Test::Utils::append_to_file("$share/extension/pg_tle.control",
-    "comment = 'stand-in for pg_tle'\ndefault_version = '1.0'\nrelocatable = false\n");
-copy("$root/test/fixtures/pg_tle_stand_in.sql", "$share/extension/pg_tle--1.0.sql") or die $!;
+my $share = $node->config_data('--sharedir');
+plan skip_all => 'pg_tle is not installed (scripts/pg_tle PG_CONFIG builds it)' unless -f "$share/extension/pg_tle.control";
 $node->init;
-$node->append_conf('postgresql.conf', "extension_control_path = '$share:\$system'");
+$node->append_conf('postgresql.conf', "shared_preload_libraries = 'pg_tle'");
 $node->start;
-$node->safe_psql('postgres', 'CREATE ROLE app LOGIN; CREATE DATABASE appdb OWNER app; CREATE DATABASE restored OWNER app');
+$node->safe_psql('postgres', 'CREATE ROLE app LOGIN');
+$node->safe_psql('postgres', "CREATE DATABASE $_ OWNER app") for qw(appdb restored updated);
+# The administrator's part: pg_tle in each database, and the right to register extensions.
+$node->safe_psql($_, 'CREATE EXTENSION IF NOT EXISTS pg_tle') for qw(appdb restored updated);
+$node->safe_psql('postgres', 'GRANT pgtle_admin TO app');
 
-# The README's commands, from the top of the checkout: pg_tle by the administrator, then the registration.
-$node->safe_psql($_, 'CREATE EXTENSION IF NOT EXISTS pg_tle') for qw(appdb restored);
-my ($out, $err) = ('', '');
-my $ok = IPC::Run::run([ 'psql', '-X', '-d', $node->connstr('appdb'), '-f', 'hosted/register_pg_tle.sql' ],
-                       '>', \$out, '2>', \$err, init => sub { chdir $root or die $! });
-ok($ok, 'psql -f hosted/register_pg_tle.sql registers the edition') or diag($err);
+# psql -f FILE in database DB as app, from the top of the checkout (FILE reads the edition from there).
+sub psql_file {
+    my ($db, $file) = @_;
+    my ($out, $err) = ('', '');
+    my $ok = IPC::Run::run([ 'psql', '-X', '-U', 'app', '-d', $node->connstr($db), '-f', $file ],
+                           '>', \$out, '2>', \$err, init => sub { chdir $root or die $! });
+    diag($err) unless $ok;
+    return $ok;
+}
+ok(psql_file('appdb', 'hosted/register_pg_tle.sql'), 'psql -f hosted/register_pg_tle.sql registers the edition');
 my ($control_version) = PostgreSQL::Test::Utils::slurp_file("$root/idgen.control") =~ /^default_version = '(.*)'/m;
-is($node->safe_psql('appdb', q{SELECT version FROM pgtle.registered WHERE name = 'idgen_hosted'}), $control_version,
-   "registered as idgen_hosted $control_version");
-
-# What pg_tle would keep in its catalog, where extension_control_path finds it.
-my ($description, $ext) = map { $node->safe_psql('appdb', "SELECT $_ FROM pgtle.registered WHERE name = 'idgen_hosted'") }
-    qw(description ext);
-$description =~ s/'/''/g;
-PostgreSQL::Test::Utils::append_to_file("$share/extension/idgen_hosted.control",
-    "comment = '$description'\ndefault_version = '$control_version'\nsuperuser = false\ntrusted = false\nrelocatable = false\n"
-    . "requires = 'pg_tle'\n");
-PostgreSQL::Test::Utils::append_to_file("$share/extension/idgen_hosted--$control_version.sql", "$ext\n");
+is($node->safe_psql('appdb', q{SELECT default_version FROM pgtle.available_extensions() WHERE name = 'idgen_hosted'}),
+   $control_version, "registered as idgen_hosted $control_version");
 
 my @app = (extra_params => [ '-U', 'app' ]);
 $node->safe_psql('appdb', 'CREATE SCHEMA idgen; CREATE EXTENSION idgen_hosted SCHEMA idgen', @app);
@@ -79,16 +67,53 @@ $node->safe_psql('appdb', q{
 } . sprintf($make, 'before_dump'), @app);
 
 my $dump = PostgreSQL::Test::Utils::tempdir('pg_tle_dump') . '/appdb.dump';
-# pg_tle itself is the administrator's, in both databases: the dump leaves it out.
-$node->command_ok([ 'pg_dump', '-Fc', '-U', 'app', '--exclude-extension=pg_tle', '-f', $dump, $node->connstr('appdb') ],
+# pg_tle is the target's own, as the administrator made it there, with the registrations its
+# schema keeps: the dump leaves that schema out, the restore the extension (its entry and
+# comment, which only its owner may set), and the target gets pg_tle and the registration first.
+# The restore runs as app, who made idgen_hosted and so owns it again (README: the same steps).
+$node->command_ok([ 'pg_dump', '-Fc', '-U', 'app', '--exclude-schema=pgtle', '-f', $dump, $node->connstr('appdb') ],
                   'pg_dump of the database');
-$node->command_ok([ 'pg_restore', '-U', 'app', '-d', $node->connstr('restored'), $dump ],
-                  'pg_restore into another database');
+ok(psql_file('restored', 'hosted/register_pg_tle.sql'), 'the target database registers the edition first');
+my $list = "$dump.list";
+PostgreSQL::Test::Utils::append_to_file($list,
+    join('', grep { !/ EXTENSION - pg_tle | EXTENSION pg_tle $/ } `pg_restore -l $dump`));
+$node->command_ok([ 'pg_restore', '-U', 'app', '-L', $list, '-d', $node->connstr('restored'), $dump ],
+                  'pg_restore into another database, pg_tle left out');
 is($node->safe_psql('restored', 'SELECT name FROM idgen.snowflake_definitions'), 'orders', 'the sequencer is restored');
 $node->safe_psql('restored', sprintf($make, 'after_restore'), @app);
 for my $column (qw(v1at v7at sf)) {
     is($node->safe_psql('restored', "SELECT count(*) - count(DISTINCT $column) FROM ids"), 0,
        "$column: 40,000 ids before the dump and after the restore, none twice");
+}
+
+# An update from 0.9.3: its edition and its registration script as they were (version 0.9.3,
+# reading that edition), then the registration of this checkout and ALTER EXTENSION ... UPDATE.
+my $old = PostgreSQL::Test::Utils::tempdir('edition_0_9_3');
+my ($edition_ok, $register_ok) = map {
+    IPC::Run::run([ 'git', '-C', $root, 'show', "193d200:hosted/$_" ], '>', "$old/$_", '2>', \my $git_err)
+} qw(idgen_hosted.sql register_pg_tle.sql);
+SKIP: {
+    skip 'no git history here: the update from 0.9.3 needs its edition', 6 unless $edition_ok && $register_ok;
+    my $register = PostgreSQL::Test::Utils::slurp_file("$old/register_pg_tle.sql");
+    $register =~ s{cat hosted/idgen_hosted.sql}{cat $old/idgen_hosted.sql};
+    $register =~ s{^\\set version .*$}{\\set version 0.9.3}m;
+    PostgreSQL::Test::Utils::append_to_file("$old/register_0_9_3.sql", $register);
+    ok(psql_file('updated', "$old/register_0_9_3.sql"), '0.9.3 registered as it was');
+    $node->safe_psql('updated', q{CREATE SCHEMA idgen; CREATE EXTENSION idgen_hosted SCHEMA idgen;
+        SELECT idgen.snowflake_create('orders', '2024-01-01', 1024);
+        CREATE TABLE ids (phase text, v1at uuid, v7at uuid, sf bigint);} . sprintf($make, 'before_update'), @app);
+    is($node->safe_psql('updated', q{SELECT extversion FROM pg_extension WHERE extname = 'idgen_hosted'}), '0.9.3',
+       'idgen_hosted 0.9.3 made ids');
+    ok(psql_file('updated', 'hosted/register_pg_tle.sql'), "this checkout's registration adds $control_version and the update path");
+    $node->safe_psql('updated', 'ALTER EXTENSION idgen_hosted UPDATE', @app);
+    is($node->safe_psql('updated', q{SELECT extversion FROM pg_extension WHERE extname = 'idgen_hosted'}), $control_version,
+       "ALTER EXTENSION idgen_hosted UPDATE takes it to $control_version");
+    $node->safe_psql('updated', sprintf($make, 'after_update'), @app);
+    is($node->safe_psql('updated', q{SELECT count(*) - count(DISTINCT v1at) + count(*) - count(DISTINCT v7at)
+                                            + count(*) - count(DISTINCT sf) FROM ids}),
+       0, 'ids after the update: none equal to one before');
+    is($node->safe_psql('updated', q{SELECT count(*) FROM pg_proc WHERE proname = '_idgen_snowflake_next'}), 1,
+       "what 0.9.3 had and $control_version has not is gone");
 }
 
 $node->stop;
