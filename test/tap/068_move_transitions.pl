@@ -17,9 +17,11 @@
 use strict;
 use warnings;
 use IPC::Run;
+use IO::Socket::INET;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes;
 use IdgenTest;
 
 my $conf = "wal_level = logical\nmax_wal_senders = 10\nmax_replication_slots = 10\nmax_worker_processes = 16\n";
@@ -194,6 +196,20 @@ $a->stop;
 $b->safe_psql('app', 'ALTER SUBSCRIPTION refresh_case DISABLE; ALTER SUBSCRIPTION refresh_case SET (slot_name = NONE)');
 like(error_of($b, 'app', 'DROP SUBSCRIPTION refresh_case'), qr/ERROR:  55000: DROP SUBSCRIPTION: idgen could not take over/,
     'refresh_case: a subscription that brought rows and then lost its table still takes the state over at its DROP');
+# Its publisher now takes the connection and never answers (a socket listening where nobody
+# accepts): the DROP reading it ends with the cancel of statement_timeout, not after the 10 s the
+# read allows itself (5 s leaves a wide margin either way).
+my $port = PostgreSQL::Test::Cluster::get_free_port();
+$b->safe_psql('app', "ALTER SUBSCRIPTION refresh_case CONNECTION 'host=127.0.0.1 port=$port dbname=app'");
+my $hole = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => $port, Proto => 'tcp', ReuseAddr => 1)
+  or die "listening on $port: $!";
+my $started = Time::HiRes::time();
+my $cancelled = error_of($b, 'app', "SET statement_timeout = '500ms'; DROP SUBSCRIPTION refresh_case");
+my $took = Time::HiRes::time() - $started;
+like($cancelled, qr/ERROR:  57014: canceling statement due to statement timeout/,
+    'refresh_case: a DROP SUBSCRIPTION waiting on a publisher that never answers is cancelled');
+cmp_ok($took, '<', 5, sprintf('refresh_case: at once (%.1f s), not after the read\'s 10 s', $took));
+close $hole;
 $b->safe_psql('app', "SELECT idgen_forget_subscription('refresh_case'); DROP SUBSCRIPTION refresh_case");
 $_->stop for ($b, $c);
 done_testing();

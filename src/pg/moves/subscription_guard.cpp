@@ -9,6 +9,7 @@
 #include "core/base/atomic_word.hpp"
 #include "core/backfill/move_guard.hpp"
 #include "pg/moves/carried_state.hpp"
+#include "pg/moves/publisher_connection.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/boundary/postgres_api.hpp"
 
@@ -196,44 +197,47 @@ struct PublisherState {
     CarriedRow row[kLeaseSpaces + 1];
 };
 
-static bool fail(PublisherState *p, const char *what, PGconn *conn) {
-    snprintf(p->error, sizeof p->error, "%s: %s", what, conn != nullptr ? PQerrorMessage(conn) : "out of memory");
+static bool fail(PublisherState *p, const char *what, const char *why, PGconn *conn) {
+    snprintf(p->error, sizeof p->error, "%s: %s", what, why);
     char *nl = strchr(p->error, '\n');
     if (nl != nullptr) *nl = '\0';
-    if (conn != nullptr) PQfinish(conn);
+    finish_connection(conn);
     return false;
 }
 
-// Connects to the publisher with `conninfo` (10 s to connect, 10 s per query) and reads its
-// idgen.node_id and, when `with_rows`, its reserved_state. `password_required`: for a
-// subscription whose owner is no superuser, the server's own credentials (a .pgpass, peer
-// authentication) must not be what let the connection in, as PostgreSQL requires of the
-// subscription itself. libpq's objects are gone before anything can raise an ERROR here: the
-// caller acts on the copy.
+// Connects to the publisher with `conninfo` (10 s to connect, 10 s per query, each wait
+// cancellable: publisher_connection.hpp) and reads its idgen.node_id and, when `with_rows`, its
+// reserved_state. `password_required`: for a subscription whose owner is no superuser, the
+// server's own credentials (a .pgpass, peer authentication) must not be what let the connection
+// in, as PostgreSQL requires of the subscription itself. libpq's objects are gone before anything
+// can raise an ERROR here (a cancel closes the connection before it raises): the caller acts on
+// the copy.
 static bool read_publisher(const char *conninfo, bool with_rows, bool password_required, PublisherState *p) {
     *p = PublisherState{};
     p->node_id = -1;
-    const char *keys[] = {"dbname", "connect_timeout", "application_name", "options", nullptr};
-    const char *values[] = {conninfo, "10", "idgen", "-c statement_timeout=10s", nullptr};
-    PGconn *conn = PQconnectdbParams(keys, values, 1);
-    if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) return fail(p, "could not connect to the publisher", conn);
+    const char *keys[] = {"dbname", "application_name", "options", nullptr};
+    const char *values[] = {conninfo, "idgen", "-c statement_timeout=10s", nullptr};
+    char why[256];
+    PGconn *conn = connect_interruptibly(keys, values, 10000, why, sizeof why);
+    if (conn == nullptr) return fail(p, "could not connect to the publisher", why, nullptr);
     if (password_required && !PQconnectionUsedPassword(conn)) {
-        PQfinish(conn);
+        finish_connection(conn);
         snprintf(p->error, sizeof p->error, "the publisher let the connection in without a password (required "
                                             "for subscriptions not owned by a superuser)");
         return false;
     }
-    PGresult *r = PQexec(conn,
-                         "SELECT pg_catalog.current_setting('idgen.node_id', true), "
-                         "pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-                         "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'idgen'");
+    PGresult *r = exec_interruptibly(conn,
+                                     "SELECT pg_catalog.current_setting('idgen.node_id', true), "
+                                     "pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+                                     "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'idgen'",
+                                     10000);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         PQclear(r);
-        return fail(p, "could not read the publisher's idgen", conn);
+        return fail(p, "could not read the publisher's idgen", PQerrorMessage(conn), conn);
     }
     if (PQntuples(r) != 1) {  // no idgen there: it made no retrospective ids
         PQclear(r);
-        PQfinish(conn);
+        finish_connection(conn);
         return true;
     }
     p->has_idgen = true;
@@ -243,10 +247,10 @@ static bool read_publisher(const char *conninfo, bool with_rows, bool password_r
              PQgetvalue(r, 0, 1));
     PQclear(r);
     if (with_rows) {
-        r = PQexec(conn, query);
+        r = exec_interruptibly(conn, query, 10000);
         if (PQresultStatus(r) != PGRES_TUPLES_OK || PQnfields(r) != 7) {
             PQclear(r);
-            return fail(p, "could not read the publisher's reserved_state", conn);
+            return fail(p, "could not read the publisher's reserved_state", PQerrorMessage(conn), conn);
         }
         for (int i = 0; i < PQntuples(r) && p->rows < kLeaseSpaces + 1; i++) {
             auto v = [&](int c) { return strtoll(PQgetvalue(r, i, c), nullptr, 10); };
@@ -255,7 +259,7 @@ static bool read_publisher(const char *conninfo, bool with_rows, bool password_r
         }
         PQclear(r);
     }
-    PQfinish(conn);
+    finish_connection(conn);
     return true;
 }
 
