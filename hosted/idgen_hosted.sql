@@ -585,13 +585,13 @@ BEGIN
         END IF;
         RETURN;
     END IF;
-    serial := format('%I.%I', schema, '_idgen_snowflake_' || md5(name));
+    serial := format('%s.%I', schema, '_idgen_snowflake_' || md5(name));
     EXECUTE format('CREATE SEQUENCE %s MINVALUE 0 MAXVALUE %s NO CYCLE', serial,
                    (2199023255552::numeric * 2 ^ (width - 41 - node_bits) - 1)::bigint);
     EXECUTE format('INSERT INTO %s VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', definitions)
         USING name, epoch, max_nodes, backfill_nodes, layout, node_bits, width - 41 - node_bits, serial::regclass;
     -- Made again after a drop: the first value's millisecond past every id of the dropped one.
-    EXECUTE format('SELECT ends_unix_ms - floor(extract(epoch FROM $1) * 1000)::bigint FROM %I._idgen_snowflake_retired
+    EXECUTE format('SELECT ends_unix_ms - floor(extract(epoch FROM $1) * 1000)::bigint FROM %s._idgen_snowflake_retired
                     WHERE name = $2', schema) INTO ends USING epoch, name;
     IF ends > 0 THEN
         PERFORM setval(serial::regclass, ends << (width - 41 - node_bits), false);
@@ -721,7 +721,7 @@ BEGIN
     -- handed out under the sequencer's lock held shared; taken exclusively here (until the
     -- transaction ends), none is in flight.
     PERFORM pg_advisory_xact_lock(1768842596, d.serial::oid::integer);
-    EXECUTE format('INSERT INTO %I._idgen_snowflake_retired AS r
+    EXECUTE format('INSERT INTO %s._idgen_snowflake_retired AS r
                     SELECT $1, (v >> $2) + floor(extract(epoch FROM $3) * 1000)::bigint + 1
                     FROM pg_sequence_last_value($4) v WHERE v IS NOT NULL
                     ON CONFLICT (name) DO UPDATE SET ends_unix_ms = greatest(r.ends_unix_ms, excluded.ends_unix_ms)', schema)

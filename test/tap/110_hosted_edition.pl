@@ -117,5 +117,20 @@ my $made_again = $node->safe_psql('appdb',
 cmp_ok($node->safe_psql('appdb', "SELECT '$made_again'::timestamptz > '$ahead'::timestamptz"), 'eq', 't',
     "a sequencer made again starts above the dropped one's ids ($made_again after $ahead)");
 
+# A schema whose name needs quoting: the sequencers' sequences and the dropped sequencers' ends
+# are found in it.
+$node->safe_psql('appdb', 'CREATE SCHEMA "Id Gen"', extra_params => [ '-U', 'app' ]);
+{
+    local $ENV{PGOPTIONS} = '-c search_path="Id\\ Gen"';
+    $node->psql('appdb', undef, on_error_die => 1, extra_params => [ '-U', 'app', '-v', 'ON_ERROR_STOP=1', '-f', $edition ]);
+}
+is(join(',', grep { length } split /\n/, $node->safe_psql('appdb', q{
+    SELECT "Id Gen".snowflake_create('q', '2024-01-01', 1024);
+    SELECT "Id Gen".snowflake_next('q') > 0;
+    SELECT "Id Gen".snowflake_drop('q');
+    SELECT "Id Gen".snowflake_create('q', '2024-01-01', 1024);
+    SELECT count(*) FROM "Id Gen"._idgen_snowflake_retired WHERE name = 'q'}, extra_params => [ '-U', 'app' ])),
+   't,1', 'a schema whose name needs quoting: create, next, drop and create again');
+
 $node->stop;
 done_testing();
