@@ -20,7 +20,7 @@ struct NamespaceBatches {
     bool seeded = false;  // seed_counters done
 
     // Answers every cell whose batch backends found empty: a batch leased from the registry,
-    // or used up (after seed_counters, once per worker).
+    // or used up (after seed_counters: once per worker, and again by seed_again after etcd forgot).
     void serve_batches();
     // After the registry forgot: what each cell's batch had left is never handed out (the
     // registry no longer knows it was leased), and the counters are raised again to this
