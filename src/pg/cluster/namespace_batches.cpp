@@ -56,9 +56,10 @@ bool NamespaceBatches::raise_counter(const std::string &key, uint64_t to) {
 }
 
 // Once per worker before any batch (and again after etcd forgot, generation_keeper.hpp): what
-// the server counted before (outside cluster mode, or before a restart) raised into the registry, so that no server's batch starts below
-// namespaces this one used. A server that backfilled before cluster mode was turned on is
-// covered once its worker has run this; batches other servers took before then are not.
+// the server counted before (outside cluster mode, or before a restart) raised into the registry,
+// so that no server's batch starts below namespaces this one used. A server that backfilled
+// before cluster mode was turned on is covered once its worker has run this; batches other
+// servers took before then are not.
 void NamespaceBatches::seed_counters() {
     const backfill::LeaseTable table = lease_table(backfill_shared());
     for (const LeaseTable::Cell &cell : table.cells) {
