@@ -422,12 +422,164 @@ RETURN _idgen_snowflake_min_id(_idgen_unix_micros(ts), floor(_idgen_unix_micros(
 COMMENT ON FUNCTION snowflake_min_id(timestamptz, timestamptz, integer, text) IS
     'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond of ts; immutable, for partition bounds';
 
+-- ---- The node id: which server of an id space this database is ------------------------------
+-- Servers that make ids of one id space (a fleet, or both sides of a blue/green move) keep them
+-- apart by construction only if each has a node id of its own, in every id: 13 bits, 0 .. 8191.
+-- It is a property of the database, set by the edition's owner with idgen_set_node_id, not a
+-- setting a session could change. It is data, so pg_dump carries it, but a row of _idgen_node
+-- holds for one server and one database only: the server's system identifier (which a physical
+-- copy keeps only until it becomes a server of its own: pg_createsubscriber, pg_upgrade and
+-- initdb give a new one; a promoted standby keeps it) and the database's oid. A copy of the
+-- database (a restore, pg_upgrade, a physical copy made a subscriber, a schema copied for a
+-- logical one) finds no row of its own and makes no id until its owner says which node id it
+-- has: its original may still be making ids under the original's.
+--
+-- Asking pg_control_system() (which reads a file) on every call would cost more than the id, so
+-- _idgen_node_id() is rewritten, by the first call that finds the row valid, into a constant
+-- guarded by what changes when the answer may: the start time of the server's postmaster (a
+-- copy, a restart and a promoted standby all start one of their own) and the file of
+-- _idgen_node (another database, or the table rewritten). Anything else takes the slow path,
+-- _idgen_node_check, which checks the row again (and rewrites the function if it can). The
+-- rewrite is a catalog update of the caller's transaction: undone with it, skipped where it
+-- cannot be made (read-only, recovery) or where another transaction is making it (the lock is
+-- only tried, so no caller waits for another's transaction to end).
+
+CREATE TABLE IF NOT EXISTS _idgen_node (
+    system_identifier bigint NOT NULL,
+    database_oid oid NOT NULL,
+    node_id integer NOT NULL CHECK (node_id BETWEEN 0 AND 8191),
+    set_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (system_identifier, database_oid)
+);
+COMMENT ON TABLE _idgen_node IS
+    'internal: the node id of this database on the server and in the database where it was set (rows of other servers came with copies); change it with idgen_set_node_id';
+
+-- The node id of this database here, or 55000 with what to do.
+CREATE OR REPLACE FUNCTION _idgen_node_verified(node_table regclass) RETURNS integer
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+AS $$
+DECLARE
+    schema text := (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = node_table);
+    here_system bigint := (SELECT system_identifier FROM pg_control_system());
+    here_database oid := (SELECT oid FROM pg_database WHERE datname = current_database());
+    mine integer;
+    latest record;
+BEGIN
+    EXECUTE format('SELECT node_id FROM %s WHERE system_identifier = $1 AND database_oid = $2', node_table)
+        INTO mine USING here_system, here_database;
+    IF mine IS NULL THEN
+        EXECUTE format('SELECT * FROM %s ORDER BY set_at DESC LIMIT 1', node_table) INTO latest;
+        IF latest IS NULL THEN
+            RAISE EXCEPTION 'this database has no idgen node id'
+                USING ERRCODE = '55000',
+                      DETAIL = 'Servers that make ids of one id space keep them apart by their node ids.',
+                      HINT = format('Its owner gives it one that no other server making these ids has: SELECT %s.idgen_set_node_id(n), n in 0..8191.', schema);
+        END IF;
+        RAISE EXCEPTION 'this database''s idgen node id % was given on another server or in another database', latest.node_id
+            USING ERRCODE = '55000',
+                  DETAIL = format('It was set on the server of system identifier %s, in the database of oid %s; this is %s, %s. A copy (a restore, pg_upgrade, a physical or logical copy) makes no id until its owner says which node id it has.',
+                                  latest.system_identifier, latest.database_oid, here_system, here_database),
+                  HINT = format('Where the original may still make ids (blue/green, a copy beside it), give this one its own: SELECT %s.idgen_set_node_id(n). Where it makes no more and this database''s sequences came with its data (pg_upgrade, a whole dump restored), keep it: SELECT %s.idgen_set_node_id(%s).',
+                                schema, schema, latest.node_id);
+    END IF;
+    IF NOT pg_is_in_recovery() AND NOT current_setting('transaction_read_only')::boolean
+       AND pg_try_advisory_xact_lock(1768842596, node_table::oid::integer) THEN
+        EXECUTE format($f$CREATE OR REPLACE FUNCTION %1$s._idgen_node_id() RETURNS integer
+                              LANGUAGE sql VOLATILE PARALLEL UNSAFE
+                          RETURN CASE WHEN pg_postmaster_start_time() = %2$L::timestamptz
+                                           AND pg_relation_filepath(%3$s::oid::regclass) = %4$L
+                                      THEN %5$s ELSE %1$s._idgen_node_check() END$f$,
+                       schema, to_char(pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00'),
+                       node_table::oid, pg_relation_filepath(node_table), mine);
+    END IF;
+    RETURN mine;
+END
+$$;
+COMMENT ON FUNCTION _idgen_node_verified(regclass) IS
+    'internal: this database''s node id on this server (55000 when it has none here), and _idgen_node_id() made to give it fast';
+
+-- Callers may read none of the edition's state but the sequencers' definitions, and rewriting
+-- _idgen_node_id() needs its owner's rights: the check runs as the owner.
+CREATE OR REPLACE FUNCTION _idgen_node_check() RETURNS integer
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+AS $$
+BEGIN
+    RETURN _idgen_node_verified('_idgen_node'::regclass);
+END
+$$;
+COMMENT ON FUNCTION _idgen_node_check() IS
+    'internal: _idgen_node_verified as the edition''s owner';
+DO $$
+BEGIN
+    EXECUTE format('ALTER FUNCTION %I._idgen_node_check() SET search_path = %I, pg_temp',
+                   current_schema(), current_schema());
+END
+$$;
+
+-- As installed: always the check (the first call that passes it makes this fast).
+CREATE OR REPLACE FUNCTION _idgen_node_id() RETURNS integer
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN _idgen_node_check();
+COMMENT ON FUNCTION _idgen_node_id() IS
+    'internal: this database''s node id on this server (rewritten by _idgen_node_verified); 55000 when it has none here';
+
+CREATE OR REPLACE FUNCTION _idgen_set_node_id(node_table regclass, node_id integer) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    owner regrole := (SELECT relowner FROM pg_class WHERE oid = node_table);
+    here_system bigint := (SELECT system_identifier FROM pg_control_system());
+    here_database oid := (SELECT oid FROM pg_database WHERE datname = current_database());
+    taken boolean;
+BEGIN
+    IF NOT pg_has_role(current_user, owner, 'USAGE') THEN
+        RAISE EXCEPTION 'only the owner of the idgen edition (%) may set its node id', owner USING ERRCODE = '42501';
+    END IF;
+    IF node_id IS NULL OR node_id NOT BETWEEN 0 AND 8191 THEN
+        RAISE EXCEPTION 'node id % is outside 0..8191', node_id USING ERRCODE = '22023';
+    END IF;
+    -- A subscription to the original is the sure sign that the original still makes ids.
+    EXECUTE format('SELECT EXISTS (SELECT FROM %s n WHERE n.node_id = $1 AND (n.system_identifier, n.database_oid) <> ($2, $3))',
+                   node_table) INTO taken USING node_id, here_system, here_database;
+    IF taken AND EXISTS (SELECT FROM pg_subscription WHERE subdbid = here_database) THEN
+        RAISE EXCEPTION 'node id % is the node id of the database this one subscribes to', node_id
+            USING ERRCODE = '55000',
+                  DETAIL = 'Both would make ids under it while the subscription lasts.',
+                  HINT = 'Give this database a node id of its own.';
+    END IF;
+    PERFORM pg_advisory_xact_lock(1768842596, node_table::oid::integer);
+    EXECUTE format('INSERT INTO %s AS n (system_identifier, database_oid, node_id) VALUES ($1, $2, $3)
+                    ON CONFLICT (system_identifier, database_oid)
+                    DO UPDATE SET node_id = excluded.node_id, set_at = excluded.set_at', node_table)
+        USING here_system, here_database, node_id;
+    EXECUTE format('SELECT %s._idgen_node_verified($1)', (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = node_table))
+        USING node_table;
+END
+$$;
+COMMENT ON FUNCTION _idgen_set_node_id(regclass, integer) IS
+    'internal: idgen_set_node_id''s work, given the node table';
+
+CREATE OR REPLACE FUNCTION idgen_set_node_id(node_id integer) RETURNS void
+    LANGUAGE sql VOLATILE
+BEGIN ATOMIC
+    SELECT _idgen_set_node_id('_idgen_node'::regclass, node_id);
+END;
+COMMENT ON FUNCTION idgen_set_node_id(integer) IS
+    'Sets the node id (0..8191) of this database on this server, which the generators put in every id; only the edition''s owner may (plain-SQL edition)';
+
+CREATE OR REPLACE FUNCTION idgen_node_id() RETURNS integer
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN _idgen_node_id();
+COMMENT ON FUNCTION idgen_node_id() IS
+    'The node id this database makes ids under on this server; 55000 when it has none here (plain-SQL edition)';
+
 -- ---- Generators: unique by construction, from sequences ---------------------------------------
 -- SQL has no shared memory; what it can trust on one server is a sequence: nextval never gives
 -- a value twice, across sessions, crashes (a sequence is WAL-logged ahead of the values it
 -- hands out), dump and restore (pg_dump carries its position) and failover as far as the WAL
 -- the standby received goes. Every id below holds a sequence value whole, so two ids differ
--- wherever their values do, whatever the clock says; the clock only orders them.
+-- wherever their values do, whatever the clock says; the clock only orders them. And every id
+-- holds the database's node id: the ids of two servers differ wherever their node ids do.
 
 -- The serial numbers of the UUID generators: 48 bits (281 trillion ids; past that nextval
 -- raises an error rather than wrap). Each session takes 1024 at a time (CACHE), and the ranges
@@ -441,13 +593,13 @@ CREATE SEQUENCE IF NOT EXISTS _idgen_uuid_serial MAXVALUE 281474976710655 NO CYC
 COMMENT ON SEQUENCE _idgen_uuid_serial IS
     'internal: the serial number inside every UUID the generators make (uuid_v7, uuid_v7_at, uuid_v1_at, uuid_v6_at)';
 
--- A UUID's 62 bits after the variant: the serial (48 bits) and 14 random bits after it, so
--- that ids of one microsecond sort in the order of their serials.
+-- A UUID's 62 bits after the variant: the serial (48 bits), so that ids of one microsecond
+-- sort in the order of their serials, the node id (13 bits) and a zero.
 CREATE OR REPLACE FUNCTION _idgen_serial_bits() RETURNS bigint
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
-RETURN (nextval('_idgen_uuid_serial') << 14) | floor(random() * 16384)::bigint;
+RETURN (nextval('_idgen_uuid_serial') << 14) | (_idgen_node_id()::bigint << 1);
 COMMENT ON FUNCTION _idgen_serial_bits() IS
-    'internal: a new serial number (48 bits) and 14 random bits, as the 62 bits of a UUID after its variant';
+    'internal: a new serial number (48 bits) and the node id (13 bits), as the 62 bits of a UUID after its variant';
 
 -- NULL is an error for the *_at generators, as in the C extension.
 CREATE OR REPLACE FUNCTION _idgen_required(ts timestamptz, caller text) RETURNS timestamptz
@@ -480,7 +632,7 @@ CREATE OR REPLACE FUNCTION uuid_v7() RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN _idgen_v7_now_uuid(_idgen_unix_micros(clock_timestamp()), _idgen_serial_bits());
 COMMENT ON FUNCTION uuid_v7() IS
-    'RFC 9562 version-7 UUID of now, to the microsecond, unique by construction: its last 62 bits hold a serial number from a sequence (plain-SQL edition)';
+    'RFC 9562 version-7 UUID of now, to the microsecond, unique by construction: its last 62 bits hold a serial number from a sequence and the database''s node id (plain-SQL edition)';
 
 CREATE OR REPLACE FUNCTION uuid_v7_at(ts timestamptz) RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
@@ -488,18 +640,25 @@ RETURN _idgen_v7_uuid(_idgen_unix_micros(_idgen_required(ts, 'uuid_v7_at')), _id
 COMMENT ON FUNCTION uuid_v7_at(timestamptz) IS
     'Version-7 UUID whose time is exactly ts (to the microsecond), unique by construction as uuid_v7() (plain-SQL edition)';
 
--- Versions 1 and 6: the serial fills the clock sequence (its low 14 bits) and the node (the
--- rest, under the multicast bit that marks a node which is not a network card's: 01:00:00:…).
-CREATE OR REPLACE FUNCTION _idgen_serial_time_uuid(version integer, ticks bigint, serial bigint) RETURNS uuid
+-- Versions 1 and 6: the serial's low 14 bits are the clock sequence; the node field's 48 bits
+-- are the multicast bit that marks a node which is not a network card's (bit 40, 01:00:00:…)
+-- and, around it, the node id (13 bits) over the serial's other 34.
+CREATE OR REPLACE FUNCTION _idgen_node_field(node_and_serial bigint) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN _idgen_time_uuid(version, ticks, (serial & 16383)::integer, (serial >> 14) | 1099511627776);
-COMMENT ON FUNCTION _idgen_serial_time_uuid(integer, bigint, bigint) IS
-    'internal: the version-1 or version-6 UUID of ticks whose clock sequence and node hold a serial number';
+RETURN ((node_and_serial >> 40) << 41) | 1099511627776 | (node_and_serial & 1099511627775);
+COMMENT ON FUNCTION _idgen_node_field(bigint) IS
+    'internal: a 48-bit UUID node field of 47 bits, the multicast bit put in at bit 40';
+
+CREATE OR REPLACE FUNCTION _idgen_serial_time_uuid(version integer, ticks bigint, serial bigint, node integer) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_time_uuid(version, ticks, (serial & 16383)::integer, _idgen_node_field((node::bigint << 34) | (serial >> 14)));
+COMMENT ON FUNCTION _idgen_serial_time_uuid(integer, bigint, bigint, integer) IS
+    'internal: the version-1 or version-6 UUID of ticks whose clock sequence and node hold a serial number and a node id';
 
 CREATE OR REPLACE FUNCTION _idgen_serial_uuid_at(version integer, ts timestamptz, caller text) RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN _idgen_serial_time_uuid(version, _idgen_gregorian_ticks(_idgen_unix_micros(_idgen_required(ts, caller))),
-                               nextval('_idgen_uuid_serial'));
+                               nextval('_idgen_uuid_serial'), _idgen_node_id());
 COMMENT ON FUNCTION _idgen_serial_uuid_at(integer, timestamptz, text) IS
     'internal: the version-1 or version-6 UUID of exactly ts with a new serial number';
 
@@ -507,7 +666,7 @@ CREATE OR REPLACE FUNCTION uuid_v1_at(ts timestamptz) RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN _idgen_serial_uuid_at(1, ts, 'uuid_v1_at');
 COMMENT ON FUNCTION uuid_v1_at(timestamptz) IS
-    'Version-1 UUID whose time is exactly ts (to the microsecond), unique by construction: its clock sequence and node hold a serial number from a sequence (plain-SQL edition)';
+    'Version-1 UUID whose time is exactly ts (to the microsecond), unique by construction: its clock sequence and node hold a serial number from a sequence and the database''s node id (plain-SQL edition)';
 
 CREATE OR REPLACE FUNCTION uuid_v6_at(ts timestamptz) RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
@@ -586,7 +745,11 @@ BEGIN
         RETURN;
     END IF;
     serial := format('%s.%I', schema, '_idgen_snowflake_' || md5(name));
-    EXECUTE format('CREATE SEQUENCE %s MINVALUE 0 MAXVALUE %s NO CYCLE', serial,
+    -- A sequence of this name without a definition came with a copy of the schema, whose
+    -- definitions are data that a logical copy need not bring, or stayed after DROP EXTENSION:
+    -- it is taken as it is, so that no value it gave is given again.
+    EXECUTE format(CASE WHEN to_regclass(serial) IS NULL THEN 'CREATE' ELSE 'ALTER' END
+                   || ' SEQUENCE %s MINVALUE 0 MAXVALUE %s NO CYCLE', serial,
                    (2199023255552::numeric * 2 ^ (width - 41 - node_bits) - 1)::bigint);
     EXECUTE format('INSERT INTO %s VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', definitions)
         USING name, epoch, max_nodes, backfill_nodes, layout, node_bits, width - 41 - node_bits, serial::regclass;
@@ -656,19 +819,19 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION _idgen_snowflake_next(name text, d snowflake_definitions, now_value bigint) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_snowflake_next(name text, d snowflake_definitions, now_value bigint, node integer)
+        RETURNS bigint
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 AS $$
 DECLARE
     lock_key integer := d.serial::oid::integer;
-    node integer := coalesce(nullif(current_setting('idgen.node_id', true), ''), '0')::integer;
     v bigint;
 BEGIN
     IF d IS NULL THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = '42704';
     END IF;
     IF node NOT BETWEEN 0 AND d.max_nodes - d.backfill_nodes - 1 THEN
-        RAISE EXCEPTION 'idgen.node_id % is not a live node id of Snowflake sequencer "%" (0 to %)',
+        RAISE EXCEPTION 'node id % is not a live node id of Snowflake sequencer "%" (0 to %)',
             node, name, d.max_nodes - d.backfill_nodes - 1 USING ERRCODE = '22023';
     END IF;
     -- The locks are the session's (a transaction's would keep every jump waiting until the
@@ -696,15 +859,15 @@ BEGIN
            | (v & ((1::bigint << d.counter_bits) - 1));
 END
 $$;
-COMMENT ON FUNCTION _idgen_snowflake_next(text, snowflake_definitions, bigint) IS
-    'internal: snowflake_next''s work, given the sequencer''s definition (NULL: it does not exist) and now''s first value';
+COMMENT ON FUNCTION _idgen_snowflake_next(text, snowflake_definitions, bigint, integer) IS
+    'internal: snowflake_next''s work, given the sequencer''s definition (NULL: it does not exist), now''s first value and the node id';
 
 CREATE OR REPLACE FUNCTION snowflake_next(name text) RETURNS bigint
     LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
-RETURN (SELECT _idgen_snowflake_next(n.name, d, _idgen_snowflake_now_value(d.epoch, d.counter_bits))
+RETURN (SELECT _idgen_snowflake_next(n.name, d, _idgen_snowflake_now_value(d.epoch, d.counter_bits), _idgen_node_id())
         FROM (VALUES (snowflake_next.name)) n (name) LEFT JOIN snowflake_definitions d ON d.name = n.name);
 COMMENT ON FUNCTION snowflake_next(text) IS
-    'The next Snowflake id of the named sequencer: now''s millisecond, idgen.node_id (0 when unset), a counter; unique by construction from the sequencer''s sequence (plain-SQL edition)';
+    'The next Snowflake id of the named sequencer: now''s millisecond, the database''s node id, a counter; unique by construction from the sequencer''s sequence (plain-SQL edition)';
 
 CREATE OR REPLACE FUNCTION _idgen_snowflake_drop(definitions regclass, name text) RETURNS void
     LANGUAGE plpgsql VOLATILE
@@ -746,6 +909,12 @@ DO $$
 BEGIN
     IF to_regprocedure('_idgen_snowflake_next(text, snowflake_definitions)') IS NOT NULL THEN   -- 0.9.3
         DROP FUNCTION _idgen_snowflake_next(text, snowflake_definitions);
+    END IF;
+    IF to_regprocedure('_idgen_snowflake_next(text, snowflake_definitions, bigint)') IS NOT NULL THEN   -- 0.9.4
+        DROP FUNCTION _idgen_snowflake_next(text, snowflake_definitions, bigint);
+    END IF;
+    IF to_regprocedure('_idgen_serial_time_uuid(integer, bigint, bigint)') IS NOT NULL THEN   -- 0.9.4
+        DROP FUNCTION _idgen_serial_time_uuid(integer, bigint, bigint);
     END IF;
 END
 $$;

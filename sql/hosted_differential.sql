@@ -25,7 +25,8 @@ ORDER BY h.oid::regprocedure::text;
 -- The generators and sequencer functions: the C extension's names, arguments, result types and
 -- strictness, so that an application moves between the editions; they are PARALLEL UNSAFE, as
 -- nextval is, and their comments say what makes their ids unique in this edition.
--- (uniqueness: test/tap/111_hosted_generators.pl)
+-- (uniqueness: test/tap/111_hosted_generators.pl). The edition's own idgen_set_node_id and
+-- idgen_node_id are left out: the C extension's node id is a server setting.
 SELECT h.oid::regprocedure AS generator,
        (h.prorettype, h.proisstrict, pg_get_function_arguments(h.oid))
            IS NOT DISTINCT FROM (c.prorettype, c.proisstrict, pg_get_function_arguments(c.oid)) AS same_signature,
@@ -33,6 +34,7 @@ SELECT h.oid::regprocedure AS generator,
 FROM pg_proc h
 LEFT JOIN pg_proc c ON c.pronamespace = 'public'::regnamespace AND c.proname = h.proname AND c.proargtypes = h.proargtypes
 WHERE h.pronamespace = 'hosted'::regnamespace AND h.proname NOT LIKE '\_%' AND h.provolatile = 'v'
+  AND h.proname NOT IN ('idgen_set_node_id', 'idgen_node_id')
 ORDER BY h.oid::regprocedure::text;
 -- Every IMMUTABLE function of the C extension is in the edition, and every function of the
 -- edition, its internal helpers too, has a comment.

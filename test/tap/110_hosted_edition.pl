@@ -2,8 +2,10 @@
 # server without idgen preloaded and without its extension, a role that is not a superuser,
 # `psql -f` into a schema of the role's own. Every function of the edition is SQL or PL/pgSQL,
 # none needs the library, and each finds the others whatever the caller's search_path.
-# A snowflake_next cancelled while it waits leaves no lock behind; a caller with the README's
-# grants makes ids; a sequencer made again starts above its dropped ids. (sql/hosted_differential.sql
+# The node id is the database's, set by the edition's owner only: until then, and in a copy of
+# the database, the generators refuse. A snowflake_next cancelled while it waits leaves no lock
+# behind; a caller with the README's grants makes ids; a sequencer made again starts above its
+# dropped ids. (sql/hosted_differential.sql
 # compares its answers with the C extension's; 111_hosted_generators.pl tests its generators.)
 use strict;
 use warnings;
@@ -50,6 +52,48 @@ for my $call (@calls) {
 my ($ret, $out, $err) = $node->psql('appdb', q{SET search_path = public; SELECT idgen.uuid_v7_min('infinity')}, extra_params => [ '-U', 'app' ]);
 like($err, qr/timestamp out of range for a version-7 UUID/, 'errors as the C extension raises them');
 
+# The node id. Until the owner gives the database one, every generator refuses, with the
+# command in its hint.
+$node->safe_psql('postgres', 'CREATE ROLE caller LOGIN');
+$node->safe_psql('appdb', q{
+    GRANT USAGE ON SCHEMA idgen TO caller;
+    GRANT SELECT ON ALL TABLES IN SCHEMA idgen TO caller;
+    GRANT USAGE ON ALL SEQUENCES IN SCHEMA idgen TO caller;
+    ALTER DEFAULT PRIVILEGES IN SCHEMA idgen GRANT USAGE ON SEQUENCES TO caller;
+    SELECT idgen.snowflake_create('n', '2024-01-01', 1024)}, extra_params => [ '-U', 'app' ]);
+for my $call ('idgen.uuid_v7()', 'idgen.uuid_v7_at(now())', 'idgen.uuid_v1_at(now())', 'idgen.uuid_v6_at(now())',
+              q{idgen.snowflake_next('n')}, 'idgen.idgen_node_id()') {
+    my ($ret, $out, $err) = $node->psql('appdb', "\\set VERBOSITY verbose\nSELECT $call", extra_params => [ '-U', 'caller' ]);
+    like($err, qr/55000: this database has no idgen node id.*HINT:.*SELECT idgen\.idgen_set_node_id\(n\)/s,
+         "no node id yet: $call refuses (55000, with the command)");
+}
+($ret, $out, $err) = $node->psql('appdb', "\\set VERBOSITY verbose\nSELECT idgen.idgen_set_node_id(3)", extra_params => [ '-U', 'caller' ]);
+like($err, qr/42501: only the owner of the idgen edition \(app\) may set its node id/, 'a caller may not set it');
+($ret, $out, $err) = $node->psql('appdb', 'SELECT idgen.idgen_set_node_id(8192)', extra_params => [ '-U', 'app' ]);
+like($err, qr/node id 8192 is outside 0\.\.8191/, 'node ids are 0..8191');
+$node->safe_psql('appdb', 'SELECT idgen.idgen_set_node_id(3)', extra_params => [ '-U', 'app' ]);
+# Every id holds it (read back from the fields it lies in); a session's idgen.node_id changes nothing.
+my $node_bits = q{
+    SET idgen.node_id = 5;
+    SELECT idgen.idgen_node_id(), (('x' || right(idgen.uuid_v7()::text, 4))::bit(16)::integer >> 1) & 8191,
+           (('x' || replace(idgen.uuid_v1_node(idgen.uuid_v1_at(now()))::text, ':', ''))::bit(48)::bigint >> 34) & 63
+           | ((('x' || replace(idgen.uuid_v1_node(idgen.uuid_v1_at(now()))::text, ':', ''))::bit(48)::bigint >> 41) << 6),
+           (idgen.snowflake_next('n') >> 12) & 1023};
+is($node->safe_psql('appdb', $node_bits, extra_params => [ '-U', 'caller' ]), '3|3|3|3',
+   'uuid_v7, uuid_v1_at and snowflake_next ids hold node id 3, whatever the session sets');
+# A copy of the database on the same server (as CREATE DATABASE ... TEMPLATE makes one, or a
+# restore) is another database: it refuses until its owner gives it a node id of its own.
+$node->safe_psql('postgres', 'CREATE DATABASE copydb TEMPLATE appdb OWNER app');
+($ret, $out, $err) = $node->psql('copydb', "\\set VERBOSITY verbose\nSELECT idgen.uuid_v7()", extra_params => [ '-U', 'caller' ]);
+like($err, qr/55000: this database's idgen node id 3 was given on another server or in another database.*HINT:.*idgen_set_node_id\(n\).*idgen_set_node_id\(3\)/s,
+     'a copy of the database refuses, naming its original\'s node id');
+$node->safe_psql('copydb', 'SELECT idgen.idgen_set_node_id(4)', extra_params => [ '-U', 'app' ]);
+is($node->safe_psql('copydb', $node_bits, extra_params => [ '-U', 'caller' ]), '4|4|4|4', 'the copy makes ids under its own');
+is($node->safe_psql('appdb', $node_bits, extra_params => [ '-U', 'caller' ]), '3|3|3|3', 'the original under its own');
+$node->restart;
+is($node->safe_psql('appdb', $node_bits, extra_params => [ '-U', 'caller' ]), '3|3|3|3',
+   'after a restart the server knows its database again, no step needed');
+
 # No lock outlives a call. snowflake_next is cancelled by statement_timeout at each point where
 # it can wait: the sequencer's lock, shared (a jump holds it) and exclusive (for its own jump,
 # while a call holds it shared), and its sequence (held by an ALTER SEQUENCE). The cancelled
@@ -87,13 +131,7 @@ $victim->quit;
 # The grants the README gives a role that calls snowflake_next (the schema, SELECT on the tables,
 # USAGE on the sequences, also those of sequencers made later) are enough, jumps included: the
 # jump's setval runs as the edition's owner.
-$node->safe_psql('postgres', 'CREATE ROLE caller LOGIN');
-$node->safe_psql('appdb', q{
-    GRANT USAGE ON SCHEMA idgen TO caller;
-    GRANT SELECT ON ALL TABLES IN SCHEMA idgen TO caller;
-    GRANT USAGE ON ALL SEQUENCES IN SCHEMA idgen TO caller;
-    ALTER DEFAULT PRIVILEGES IN SCHEMA idgen GRANT USAGE ON SEQUENCES TO caller;
-    SELECT idgen.snowflake_create('granted', '2024-01-01', 1024)}, extra_params => [ '-U', 'app' ]);
+$node->safe_psql('appdb', q{SELECT idgen.snowflake_create('granted', '2024-01-01', 1024)}, extra_params => [ '-U', 'app' ]);
 my @granted = map {
     $node->safe_psql('appdb', q{SELECT pg_sleep(0.002), idgen.snowflake_next('granted')}, extra_params => [ '-U', 'caller' ])
 } 1 .. 5;
@@ -125,12 +163,13 @@ $node->safe_psql('appdb', 'CREATE SCHEMA "Id Gen"', extra_params => [ '-U', 'app
     $node->psql('appdb', undef, on_error_die => 1, extra_params => [ '-U', 'app', '-v', 'ON_ERROR_STOP=1', '-f', $edition ]);
 }
 is(join(',', grep { length } split /\n/, $node->safe_psql('appdb', q{
+    SELECT "Id Gen".idgen_set_node_id(1);
     SELECT "Id Gen".snowflake_create('q', '2024-01-01', 1024);
     SELECT "Id Gen".snowflake_next('q') > 0;
     SELECT "Id Gen".snowflake_drop('q');
     SELECT "Id Gen".snowflake_create('q', '2024-01-01', 1024);
     SELECT count(*) FROM "Id Gen"._idgen_snowflake_retired WHERE name = 'q'}, extra_params => [ '-U', 'app' ])),
-   't,1', 'a schema whose name needs quoting: create, next, drop and create again');
+   't,1', 'a schema whose name needs quoting: node id, create, next, drop and create again');
 
 $node->stop;
 done_testing();

@@ -2,7 +2,7 @@
 # every generator (uuid_v7(), uuid_v7_at(ts), uuid_v1_at(ts), uuid_v6_at(ts) and
 # snowflake_next, the *_at ones all for one and the same ts, the hardest case), the server
 # crashes (immediate stop) in the middle and runs again, the sessions go on; then the database is
-# dumped, restored into another, and the restored copy makes more. No id twice, in any column,
+# dumped, restored into another, and the restored copy, given a node id of its own, makes more. No id twice, in any column,
 # across all of it. The edition is installed as a role that is not a superuser would install it.
 use strict;
 use warnings;
@@ -24,6 +24,7 @@ $node->safe_psql('appdb', 'CREATE SCHEMA idgen', extra_params => [ '-U', 'app' ]
     $node->psql('appdb', undef, on_error_die => 1, extra_params => [ '-U', 'app', '-v', 'ON_ERROR_STOP=1', '-f', $edition ]);
 }
 $node->safe_psql('appdb', q{
+    SELECT idgen.idgen_set_node_id(1);
     SELECT idgen.snowflake_create('orders', '2024-01-01', 1024);
     CREATE TABLE ids (phase text, v7 uuid, v7at uuid, v1at uuid, v6at uuid, sf bigint);
 }, extra_params => [ '-U', 'app' ]);
@@ -75,6 +76,8 @@ is($node->safe_psql('appdb', q{SELECT count(*) FROM ids WHERE idgen.uuid_v7_time
 my $dump = "$dir/appdb.dump";
 command_ok([ 'pg_dump', '-Fc', '-U', 'app', '-h', $node->host, '-p', $node->port, '-f', $dump, 'appdb' ], 'pg_dump');
 command_ok([ 'pg_restore', '-U', 'app', '-h', $node->host, '-p', $node->port, '-d', 'restored', $dump ], 'pg_restore as the role');
+# The original goes on beside it on this server: the copy makes ids under a node id of its own.
+$node->safe_psql('restored', 'SELECT idgen.idgen_set_node_id(2)', extra_params => [ '-U', 'app' ]);
 IPC::Run::run(pgbench('restored', 'after_restore', 13), '>', \$out, '2>', \$err) or diag($err);
 cmp_ok(rows('restored', q{phase = 'after_restore'}), '>=', 100_000, 'the restored copy makes more ids');
 for my $col (qw(v7 v7at v1at v6at sf)) {

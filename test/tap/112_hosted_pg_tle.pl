@@ -54,7 +54,8 @@ is($node->safe_psql('appdb', q{
    't', 'a role that is not a superuser creates the extension; every function of the edition is its member');
 is($node->safe_psql('appdb', q{SELECT array(SELECT c::regclass::text FROM pg_extension, unnest(extconfig) c
                                            WHERE extname = 'idgen_hosted' ORDER BY 1)}),
-   '{idgen._idgen_snowflake_retired,idgen._idgen_uuid_serial,idgen.snowflake_definitions}', 'its state is the extension\'s configuration');
+   '{idgen._idgen_node,idgen._idgen_snowflake_retired,idgen._idgen_uuid_serial,idgen.snowflake_definitions}',
+   'its state is the extension\'s configuration');
 is($node->safe_psql('appdb', q{SET timezone = 'UTC'; SELECT idgen.uuid_v1_timestamp('c232ab00-9414-11ec-b3c8-9f6bdeced846')}),
    '2022-02-22 19:22:22+00', 'a decoder answers');
 
@@ -62,6 +63,7 @@ is($node->safe_psql('appdb', q{SET timezone = 'UTC'; SELECT idgen.uuid_v1_timest
 my $make = q{INSERT INTO ids SELECT '%s', idgen.uuid_v1_at('2025-06-01 12:00:00+00'), idgen.uuid_v7_at('2025-06-01 12:00:00+00'),
                                   idgen.snowflake_next('orders') FROM generate_series(1, 20000)};
 $node->safe_psql('appdb', q{
+    SELECT idgen.idgen_set_node_id(1);
     SELECT idgen.snowflake_create('orders', '2024-01-01', 1024);
     CREATE TABLE ids (phase text, v1at uuid, v7at uuid, sf bigint);
 } . sprintf($make, 'before_dump'), @app);
@@ -80,6 +82,12 @@ PostgreSQL::Test::Utils::append_to_file($list,
 $node->command_ok([ 'pg_restore', '-U', 'app', '-L', $list, '-d', $node->connstr('restored'), $dump ],
                   'pg_restore into another database, pg_tle left out');
 is($node->safe_psql('restored', 'SELECT name FROM idgen.snowflake_definitions'), 'orders', 'the sequencer is restored');
+# The restored database is a copy beside its original: it makes no id until it has a node id of
+# its own here (the original's came with the dump, set on another database).
+my ($ret, $out, $err) = $node->psql('restored', q{SELECT idgen.uuid_v7()}, @app);
+like($err, qr/this database's idgen node id 1 was given on another server or in another database/,
+     'the restored copy refuses until its owner gives it a node id');
+$node->safe_psql('restored', 'SELECT idgen.idgen_set_node_id(2)', @app);
 $node->safe_psql('restored', sprintf($make, 'after_restore'), @app);
 for my $column (qw(v1at v7at sf)) {
     is($node->safe_psql('restored', "SELECT count(*) - count(DISTINCT $column) FROM ids"), 0,
@@ -93,7 +101,7 @@ my ($edition_ok, $register_ok) = map {
     IPC::Run::run([ 'git', '-C', $root, 'show', "193d200:hosted/$_" ], '>', "$old/$_", '2>', \my $git_err)
 } qw(idgen_hosted.sql register_pg_tle.sql);
 SKIP: {
-    skip 'no git history here: the update from 0.9.3 needs its edition', 6 unless $edition_ok && $register_ok;
+    skip 'no git history here: the update from 0.9.3 needs its edition', 7 unless $edition_ok && $register_ok;
     my $register = PostgreSQL::Test::Utils::slurp_file("$old/register_pg_tle.sql");
     $register =~ s{cat hosted/idgen_hosted.sql}{cat $old/idgen_hosted.sql};
     $register =~ s{^\\set version .*$}{\\set version 0.9.3}m;
@@ -106,6 +114,9 @@ SKIP: {
        'idgen_hosted 0.9.3 made ids');
     ok(psql_file('updated', 'hosted/register_pg_tle.sql'), "this checkout's registration adds $control_version and the update path");
     $node->safe_psql('updated', 'ALTER EXTENSION idgen_hosted UPDATE', @app);
+    my ($ret, $out, $err) = $node->psql('updated', q{SELECT idgen.uuid_v7()}, @app);
+    like($err, qr/this database has no idgen node id/, 'after the update the generators wait for a node id');
+    $node->safe_psql('updated', 'SELECT idgen.idgen_set_node_id(0)', @app);
     is($node->safe_psql('updated', q{SELECT extversion FROM pg_extension WHERE extname = 'idgen_hosted'}), $control_version,
        "ALTER EXTENSION idgen_hosted UPDATE takes it to $control_version");
     $node->safe_psql('updated', sprintf($make, 'after_update'), @app);

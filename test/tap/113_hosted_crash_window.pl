@@ -27,7 +27,7 @@ $node->safe_psql('postgres', 'CREATE SCHEMA idgen');
     local $ENV{PGOPTIONS} = '-c search_path=idgen';
     $node->psql('postgres', undef, on_error_die => 1, extra_params => [ '-v', 'ON_ERROR_STOP=1', '-f', $edition ]);
 }
-$node->safe_psql('postgres', q{SELECT idgen.snowflake_create('orders', '2024-01-01', 1024); CHECKPOINT});
+$node->safe_psql('postgres', q{SELECT idgen.idgen_set_node_id(0); SELECT idgen.snowflake_create('orders', '2024-01-01', 1024); CHECKPOINT});
 
 my $ids = q{SELECT idgen.uuid_v1_at('2025-06-01 12:00:00+00')::text FROM generate_series(1, 100)
             UNION ALL SELECT idgen.snowflake_next('orders')::text FROM generate_series(1, 100)};
