@@ -439,36 +439,52 @@ COMMENT ON FUNCTION snowflake_min_id(timestamptz, timestamptz, integer, text) IS
 -- guarded by what changes when the answer may: the start time of the server's postmaster (a
 -- copy, a restart and a promoted standby all start one of their own) and the file of
 -- _idgen_node (another database, or the table rewritten). Anything else takes the slow path,
--- _idgen_node_check, which checks the row again (and rewrites the function if it can). The
+-- _idgen_node_check, which checks the row again and rewrites the function unless it was
+-- rewritten for this start and file already. The row says so, and is then all the check needs
+-- (a copy starts a postmaster of its own, or has a file of its own): a statement planned before
+-- the rewrite goes on calling the slow path, and must neither rewrite the function once a row nor
+-- read pg_control_system() for each. The
 -- rewrite is a catalog update of the caller's transaction: undone with it, skipped where it
--- cannot be made (read-only, recovery) or where another transaction is making it (the lock is
--- only tried, so no caller waits for another's transaction to end).
+-- cannot be made (read-only, recovery) or while another transaction makes it (the lock is only
+-- tried, so no caller waits for another's transaction to end).
 
 CREATE TABLE IF NOT EXISTS _idgen_node (
     system_identifier bigint NOT NULL,
     database_oid oid NOT NULL,
     node_id integer NOT NULL CHECK (node_id BETWEEN 0 AND 8191),
     set_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    fast_for text,
     PRIMARY KEY (system_identifier, database_oid)
 );
 COMMENT ON TABLE _idgen_node IS
-    'internal: the node id of this database on the server and in the database where it was set (rows of other servers came with copies); change it with idgen_set_node_id';
+    'internal: the node id of this database on the server and in the database where it was set (rows of other servers came with copies), and the postmaster start and file _idgen_node_id() was last made fast for; change it with idgen_set_node_id';
 
--- The node id of this database here, or 55000 with what to do.
-CREATE OR REPLACE FUNCTION _idgen_node_verified(node_table regclass) RETURNS integer
-    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+-- The node id of this database here, or 55000 with what to do. As the edition's owner: callers
+-- need not read the edition's state, and only the owner may rewrite _idgen_node_id(); its
+-- search_path is pinned below, so its statements name the edition's objects and are planned once
+-- a session.
+CREATE OR REPLACE FUNCTION _idgen_node_check() RETURNS integer
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE
 AS $$
 DECLARE
-    schema text := (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = node_table);
-    here_system bigint := (SELECT system_identifier FROM pg_control_system());
-    here_database oid := (SELECT oid FROM pg_database WHERE datname = current_database());
-    mine integer;
-    latest record;
+    started text := to_char(pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00');
+    file text := pg_relation_filepath('_idgen_node');
+    here_system bigint;
+    here_database oid;
+    schema text := quote_ident(current_schema());
+    mine _idgen_node;
+    latest _idgen_node;
 BEGIN
-    EXECUTE format('SELECT node_id FROM %s WHERE system_identifier = $1 AND database_oid = $2', node_table)
-        INTO mine USING here_system, here_database;
+    -- Checked and made fast by this postmaster, for this file: no copy can have that row.
+    SELECT * INTO mine FROM _idgen_node n WHERE n.fast_for = started || ' ' || file;
+    IF FOUND THEN
+        RETURN mine.node_id;
+    END IF;
+    here_system := (SELECT system_identifier FROM pg_control_system());
+    here_database := (SELECT oid FROM pg_database WHERE datname = current_database());
+    SELECT * INTO mine FROM _idgen_node n WHERE n.system_identifier = here_system AND n.database_oid = here_database;
     IF mine IS NULL THEN
-        EXECUTE format('SELECT * FROM %s ORDER BY set_at DESC LIMIT 1', node_table) INTO latest;
+        SELECT * INTO latest FROM _idgen_node ORDER BY set_at DESC LIMIT 1;
         IF latest IS NULL THEN
             RAISE EXCEPTION 'this database has no idgen node id'
                 USING ERRCODE = '55000',
@@ -482,33 +498,23 @@ BEGIN
                   HINT = format('Where the original may still make ids (blue/green, a copy beside it), give this one its own: SELECT %s.idgen_set_node_id(n). Where it makes no more and this database''s sequences came with its data (pg_upgrade, a whole dump restored), keep it: SELECT %s.idgen_set_node_id(%s).',
                                 schema, schema, latest.node_id);
     END IF;
-    IF NOT pg_is_in_recovery() AND NOT current_setting('transaction_read_only')::boolean
-       AND pg_try_advisory_xact_lock(1768842596, node_table::oid::integer) THEN
+    IF mine.fast_for IS DISTINCT FROM started || ' ' || file
+       AND NOT pg_is_in_recovery() AND NOT current_setting('transaction_read_only')::boolean
+       AND pg_try_advisory_xact_lock(1768842596, '_idgen_node'::regclass::oid::integer) THEN
         EXECUTE format($f$CREATE OR REPLACE FUNCTION %1$s._idgen_node_id() RETURNS integer
                               LANGUAGE sql VOLATILE PARALLEL UNSAFE
                           RETURN CASE WHEN pg_postmaster_start_time() = %2$L::timestamptz
                                            AND pg_relation_filepath(%3$s::oid::regclass) = %4$L
                                       THEN %5$s ELSE %1$s._idgen_node_check() END$f$,
-                       schema, to_char(pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00'),
-                       node_table::oid, pg_relation_filepath(node_table), mine);
+                       schema, started, '_idgen_node'::regclass::oid, file, mine.node_id);
+        UPDATE _idgen_node n SET fast_for = started || ' ' || file
+        WHERE n.system_identifier = here_system AND n.database_oid = here_database;
     END IF;
-    RETURN mine;
-END
-$$;
-COMMENT ON FUNCTION _idgen_node_verified(regclass) IS
-    'internal: this database''s node id on this server (55000 when it has none here), and _idgen_node_id() made to give it fast';
-
--- Callers may read none of the edition's state but the sequencers' definitions, and rewriting
--- _idgen_node_id() needs its owner's rights: the check runs as the owner.
-CREATE OR REPLACE FUNCTION _idgen_node_check() RETURNS integer
-    LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE
-AS $$
-BEGIN
-    RETURN _idgen_node_verified('_idgen_node'::regclass);
+    RETURN mine.node_id;
 END
 $$;
 COMMENT ON FUNCTION _idgen_node_check() IS
-    'internal: _idgen_node_verified as the edition''s owner';
+    'internal: this database''s node id on this server (55000 when it has none here), and _idgen_node_id() made to give it fast, as the edition''s owner';
 DO $$
 BEGIN
     EXECUTE format('ALTER FUNCTION %I._idgen_node_check() SET search_path = %I, pg_temp',
@@ -521,7 +527,7 @@ CREATE OR REPLACE FUNCTION _idgen_node_id() RETURNS integer
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN _idgen_node_check();
 COMMENT ON FUNCTION _idgen_node_id() IS
-    'internal: this database''s node id on this server (rewritten by _idgen_node_verified); 55000 when it has none here';
+    'internal: this database''s node id on this server (rewritten by _idgen_node_check); 55000 when it has none here';
 
 CREATE OR REPLACE FUNCTION _idgen_set_node_id(node_table regclass, node_id integer) RETURNS void
     LANGUAGE plpgsql VOLATILE
@@ -550,10 +556,9 @@ BEGIN
     PERFORM pg_advisory_xact_lock(1768842596, node_table::oid::integer);
     EXECUTE format('INSERT INTO %s AS n (system_identifier, database_oid, node_id) VALUES ($1, $2, $3)
                     ON CONFLICT (system_identifier, database_oid)
-                    DO UPDATE SET node_id = excluded.node_id, set_at = excluded.set_at', node_table)
+                    DO UPDATE SET node_id = excluded.node_id, set_at = excluded.set_at, fast_for = NULL', node_table)
         USING here_system, here_database, node_id;
-    EXECUTE format('SELECT %s._idgen_node_verified($1)', (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = node_table))
-        USING node_table;
+    EXECUTE format('SELECT %s._idgen_node_check()', (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = node_table));
 END
 $$;
 COMMENT ON FUNCTION _idgen_set_node_id(regclass, integer) IS
