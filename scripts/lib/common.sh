@@ -27,6 +27,7 @@ IDGEN_PACKAGES=(
     patroni etcd-server etcd-client python3-psycopg2 openssl pgbouncer postgresql-$PG_MAJOR-partman
     iproute2 iptables
     libkrb5-dev   # the gssapi headers that PostgreSQL 15's server headers include (building pg_tle: scripts/pg_tle)
+    clang-format-14   # the layout of the C++ (.clang-format), which scripts/check-structure checks
 )
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }

@@ -3,10 +3,10 @@
 // idgen is preloaded, requests and starts each subsystem's slice of shared memory (as
 // PostgreSQL's CreateSharedMemoryAndSemaphores lists its own), registers the WAL resource manager
 // with what each subsystem does on redo, and installs the hooks and the cluster-mode worker.
-#include "pg/leases/backfill_leases.hpp"
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/cluster/cluster_shared.hpp"
+#include "pg/leases/backfill_leases.hpp"
 #include "pg/moves/adoption.hpp"
 #include "pg/moves/subscription_guard.hpp"
 #include "pg/sequencers/sequencer_cache.hpp"

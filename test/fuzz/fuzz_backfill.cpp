@@ -14,19 +14,20 @@
 #include <tuple>
 
 #include "core/backfill/backfill_allocator.hpp"
-#include "fuzz_support.hpp"
+#include "core/backfill/uuid_v1_backfill.hpp"
 #include "core/layouts/snowflake.hpp"
 #include "core/layouts/uuid_v1.hpp"
-#include "core/backfill/uuid_v1_backfill.hpp"
+
+#include "fuzz_support.hpp"
 
 using namespace idgen;
 
 static void check_uuid(int64_t unix_us, uint64_t node, uint64_t lease, uint64_t offset) {
     Uuid u;
     const bool given = (node & 1) != 0;  // one input bit picks the variant
-    const Status s = given ? uuid_v1::backfill::make_given(unix_us, node >> 16, lease, offset, &u)
-                           : uuid_v1::backfill::make_auto(unix_us, static_cast<int32_t>(node % 9000), lease,
-                                                          offset, &u);
+    const Status s =
+        given ? uuid_v1::backfill::make_given(unix_us, node >> 16, lease, offset, &u)
+              : uuid_v1::backfill::make_auto(unix_us, static_cast<int32_t>(node % 9000), lease, offset, &u);
     if (!s.ok()) {
         FUZZ_CHECK(s.code == Errc::timestamp_out_of_range || s.code == Errc::exhausted ||
                    s.code == Errc::not_attached || s.code == Errc::invalid_parameter);
@@ -76,7 +77,8 @@ static void check_allocator(fuzz::Reader &r) {
         const backfill::Take t = backfill::take(&a, key);
         uint64_t ns = 0;
         bool full = false;
-        while (!full && !backfill::held_namespace(&a, t.index, &ns)) full = !backfill::hold(&a, next_lease++).ok();
+        while (!full && !backfill::held_namespace(&a, t.index, &ns))
+            full = !backfill::hold(&a, next_lease++).ok();
         if (full) continue;  // the window is full: no id from this position, as in the server
         FUZZ_CHECK(t.offset < per_namespace);
         FUZZ_CHECK(seen.emplace(key, ns, t.offset).second);

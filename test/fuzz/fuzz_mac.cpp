@@ -7,8 +7,9 @@
 #include <cstring>
 #include <string>
 
-#include "fuzz_support.hpp"
 #include "core/base/mac_address.hpp"
+
+#include "fuzz_support.hpp"
 
 // True and the value when `s` is six pairs of hex digits joined by five ':' or '-' (either,
 // mixed), then nothing or one newline.
@@ -32,12 +33,15 @@ static bool oracle(const std::string &s, uint64_t *mac) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    const std::string text(reinterpret_cast<const char *>(data), strnlen(reinterpret_cast<const char *>(data), size));
+    const std::string text(reinterpret_cast<const char *>(data),
+                           strnlen(reinterpret_cast<const char *>(data), size));
     uint64_t got = 0xDEADBEEF, want = 0;
     const bool ok = idgen::parse_mac(text.c_str(), &got);
     const bool expected = oracle(text, &want);
     FUZZ_CHECK(ok == expected);
-    if (ok) FUZZ_CHECK(got == want);
-    else FUZZ_CHECK(got == 0xDEADBEEF);  // untouched when refused
+    if (ok)
+        FUZZ_CHECK(got == want);
+    else
+        FUZZ_CHECK(got == 0xDEADBEEF);  // untouched when refused
     return 0;
 }

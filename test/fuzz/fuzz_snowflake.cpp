@@ -8,8 +8,9 @@
 // Input (big-endian, missing bytes zero): node bits byte (its top bit: Width::bits64), epoch (8,
 // reduced into the range), id (8), Unix microseconds (8), max_nodes (4), then for check_epoch a
 // flags byte, the epoch (8) and the wall clock (8).
-#include "fuzz_support.hpp"
 #include "core/layouts/snowflake.hpp"
+
+#include "fuzz_support.hpp"
 
 using namespace idgen;
 
@@ -110,10 +111,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t flags = in.u8();
     const uint64_t raw_epoch = in.u64();
     const int64_t now_us = static_cast<int64_t>(in.u64() % (static_cast<uint64_t>(INT64_MAX / 1000) + 1));
-    int64_t check_epoch_us =
-        flags & 1 ? now_us - static_cast<int64_t>(raw_epoch % (uint64_t{1000} << 42))
-                  : static_cast<int64_t>(static_cast<uint64_t>(kMinTimestamptzUnixUs) +
-                                         raw_epoch % kTimestamptzSpan);
+    int64_t check_epoch_us = flags & 1 ? now_us - static_cast<int64_t>(raw_epoch % (uint64_t{1000} << 42))
+                                       : static_cast<int64_t>(static_cast<uint64_t>(kMinTimestamptzUnixUs) +
+                                                              raw_epoch % kTimestamptzSpan);
     if (flags & 2) check_epoch_us -= (check_epoch_us % 1000 + 1000) % 1000;
     const snowflake::Layout layout{epoch_ms, node_bits, 0, width};
     FUZZ_CHECK(layout.counter_bits() == (width == snowflake::Width::bits64 ? 23 : 22) - node_bits);

@@ -7,13 +7,12 @@
 #include <cstdint>
 #include <cstdio>
 
-#define FUZZ_CHECK(cond)                                                                \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            std::fprintf(stderr, "invariant violated: %s (%s:%d)\n", #cond, __FILE__, \
-                         __LINE__);                                                     \
-            __builtin_trap();                                                           \
-        }                                                                               \
+#define FUZZ_CHECK(cond)                                                                         \
+    do {                                                                                         \
+        if (!(cond)) {                                                                           \
+            std::fprintf(stderr, "invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+            __builtin_trap();                                                                    \
+        }                                                                                        \
     } while (0)
 
 namespace fuzz {

@@ -11,14 +11,17 @@
 #include <cstring>
 
 #include "core/base/civil_time.hpp"
-#include "fuzz_support.hpp"
 #include "core/layouts/locality_uuid.hpp"
 #include "core/layouts/unique_timestamp.hpp"
 #include "core/layouts/uuid_v1.hpp"
 
+#include "fuzz_support.hpp"
+
 using namespace idgen;
 
-static bool is_leap(int64_t y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
+static bool is_leap(int64_t y) {
+    return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+}
 
 static int days_in_month(int64_t y, int m) {
     static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -99,15 +102,14 @@ static void check_format(int64_t v) {
     // int64 nanoseconds end in 2262, so the year always has four digits:
     // "YYYY-MM-DDTHH:MM:SS.nnnnnnnnn" is 29 characters and the NUL.
     FUZZ_CHECK(std::memchr(buf, '\0', 30) == buf + 29);
-    FUZZ_CHECK(digits(buf, 4) && buf[4] == '-' && digits(buf + 5, 2) && buf[7] == '-' &&
-               digits(buf + 8, 2) && buf[10] == 'T' && digits(buf + 11, 2) && buf[13] == ':' &&
-               digits(buf + 14, 2) && buf[16] == ':' && digits(buf + 17, 2) && buf[19] == '.' &&
-               digits(buf + 20, 9));
+    FUZZ_CHECK(digits(buf, 4) && buf[4] == '-' && digits(buf + 5, 2) && buf[7] == '-' && digits(buf + 8, 2) &&
+               buf[10] == 'T' && digits(buf + 11, 2) && buf[13] == ':' && digits(buf + 14, 2) &&
+               buf[16] == ':' && digits(buf + 17, 2) && buf[19] == '.' && digits(buf + 20, 9));
     const int64_t secs = v / 1000000000;
     const CivilTime t = civil_from_unix_seconds(secs);
-    FUZZ_CHECK(number(buf, 4) == t.year && number(buf + 5, 2) == t.month &&
-               number(buf + 8, 2) == t.day && number(buf + 11, 2) == t.hour &&
-               number(buf + 14, 2) == t.minute && number(buf + 17, 2) == t.second);
+    FUZZ_CHECK(number(buf, 4) == t.year && number(buf + 5, 2) == t.month && number(buf + 8, 2) == t.day &&
+               number(buf + 11, 2) == t.hour && number(buf + 14, 2) == t.minute &&
+               number(buf + 17, 2) == t.second);
     FUZZ_CHECK(number(buf + 20, 9) == v % 1000000000);
     FUZZ_CHECK(t.year >= 1970 && t.year <= 2262);
     std::free(buf);

@@ -10,11 +10,12 @@
 // 4 of clock sequence and 8 of node (uuid_v1 encode must range-check them).
 #include <cstring>
 
-#include "fuzz_support.hpp"
-#include "core/layouts/locality_uuid.hpp"
 #include "core/base/uuid.hpp"
+#include "core/layouts/locality_uuid.hpp"
 #include "core/layouts/uuid_v1.hpp"
 #include "core/layouts/uuid_v7.hpp"
+
+#include "fuzz_support.hpp"
 
 using namespace idgen;
 
@@ -42,14 +43,12 @@ static void check_uuid_v1_decode(const Uuid &u) {
     const bool is_v1 = uuid_v1::decode(u, &f);
     FUZZ_CHECK(is_v1 == (uuid_version(u) == std::optional<int>(1)));
     if (!is_v1) {  // *out left alone
-        FUZZ_CHECK(f.ticks == sentinel.ticks && f.clock_seq == sentinel.clock_seq &&
-                   f.node == sentinel.node);
+        FUZZ_CHECK(f.ticks == sentinel.ticks && f.clock_seq == sentinel.clock_seq && f.node == sentinel.node);
         return;
     }
     const uint8_t *b = u.bytes;
     // time_low(32) time_mid(16) version(4) time_high(12) variant(2) clock_seq(14) node(48)
-    const uint64_t ticks = uint64_t{be(b + 6, 2) & 0x0FFF} << 48 | uint64_t{be(b + 4, 2)} << 32 |
-                           be(b, 4);
+    const uint64_t ticks = uint64_t{be(b + 6, 2) & 0x0FFF} << 48 | uint64_t{be(b + 4, 2)} << 32 | be(b, 4);
     const uint64_t node = uint64_t{be(b + 10, 2)} << 32 | be(b + 12, 4);
     FUZZ_CHECK(f.ticks == ticks && f.ticks <= uuid_v1::kMaxTicks);
     FUZZ_CHECK(f.clock_seq == static_cast<int32_t>(be(b + 8, 2) & 0x3FFF));
@@ -129,16 +128,17 @@ static void check_uuid_v7_time(int64_t unix_micros) {
     uuid_v7::Time t{};
     const Status s = uuid_v7::time_from_unix_micros(unix_micros, &t);
     FUZZ_CHECK(s.ok() == (unix_micros >= 0 && unix_micros <= uuid_v7::kMaxUnixMicros));
-    if (s.ok()) FUZZ_CHECK(uuid_v7::unix_micros_of(t) == unix_micros);
-    else FUZZ_CHECK(s.code == Errc::timestamp_out_of_range);
+    if (s.ok())
+        FUZZ_CHECK(uuid_v7::unix_micros_of(t) == unix_micros);
+    else
+        FUZZ_CHECK(s.code == Errc::timestamp_out_of_range);
 }
 
 // form_uuid_v1: any timestamptz, any int4 clock sequence, a node from the input.
 static void check_uuid_v1_encode(int64_t unix_micros, int32_t clock_seq, uint64_t node) {
     uuid_v1::Fields f{0, clock_seq, node};
     const Status t = uuid_v1::ticks_from_unix_micros(unix_micros, &f.ticks);
-    const bool in_range = unix_micros >= uuid_v1::kMinUnixMicros &&
-                          unix_micros <= uuid_v1::kMaxUnixMicros;
+    const bool in_range = unix_micros >= uuid_v1::kMinUnixMicros && unix_micros <= uuid_v1::kMaxUnixMicros;
     FUZZ_CHECK(t.ok() == in_range);
     if (!t.ok()) {
         FUZZ_CHECK(t.code == Errc::timestamp_out_of_range);
@@ -146,8 +146,7 @@ static void check_uuid_v1_encode(int64_t unix_micros, int32_t clock_seq, uint64_
     }
     Uuid u;
     const Status e = uuid_v1::encode(f, &u);
-    const bool fits = clock_seq >= 0 && clock_seq <= uuid_v1::kMaxClockSeq &&
-                      node <= uuid_v1::kMaxNode;
+    const bool fits = clock_seq >= 0 && clock_seq <= uuid_v1::kMaxClockSeq && node <= uuid_v1::kMaxNode;
     FUZZ_CHECK(e.ok() == fits);
     if (!e.ok()) {
         FUZZ_CHECK(e.code == Errc::value_out_of_range);
@@ -188,8 +187,7 @@ static void check_locality_decode(const Uuid &u, uint32_t pid_high, uint64_t mac
     // sequential mode (counter as is) gives back the input exactly, and so does variable mode
     // fed the un-reversed counter. The pid and mac bits the layout has no room for (from the
     // input's extras) must be dropped, not leak into other fields.
-    const locality::Fields seq{d.raw_counter, d.pid | pid_high << 16,
-                               d.mac | mac_high << 28, d.unix_ms};
+    const locality::Fields seq{d.raw_counter, d.pid | pid_high << 16, d.mac | mac_high << 28, d.unix_ms};
     Uuid again;
     std::memset(again.bytes, 0x5A, sizeof again.bytes);
     FUZZ_CHECK(locality::encode(locality::Mode::sequential, seq, &again).ok());

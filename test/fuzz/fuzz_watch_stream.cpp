@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/registry/watch_stream.hpp"
+
 #include "fuzz_support.hpp"
 
 using idgen::registry::WatchNews;
@@ -23,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     WatchStream pieces;
     WatchNews in_pieces;
-    for (size_t at = 0; at < n; at += piece) pieces.feed(bytes + at, n - at < piece ? n - at : piece, &in_pieces);
+    for (size_t at = 0; at < n; at += piece)
+        pieces.feed(bytes + at, n - at < piece ? n - at : piece, &in_pieces);
     FUZZ_CHECK(at_once.created == in_pieces.created);
     FUZZ_CHECK(at_once.changed == in_pieces.changed);
     FUZZ_CHECK(at_once.ended == in_pieces.ended);

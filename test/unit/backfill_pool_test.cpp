@@ -3,10 +3,9 @@
 // (key, namespace, offset) handed out once; 100,000 short sessions fit one namespace; and each
 // mutation (parking without the floor or without the table, adopting without the starts)
 // finds a repeat.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <cstdio>
+#include <gtest/gtest.h>
 #include <mutex>
 #include <random>
 #include <tuple>
@@ -14,6 +13,7 @@
 
 #include "core/backfill/backfill_allocator.hpp"
 #include "core/backfill/backfill_pool.hpp"
+
 #include "test_support.hpp"
 
 using namespace idgen;
@@ -61,9 +61,9 @@ struct PooledSession {
             bool adopted_one = false;
             if (can_adopt(&a)) {
                 std::lock_guard<std::mutex> g(server->lock);
-                adopted_one = pool_adopt(server->slots.data(), static_cast<uint32_t>(server->slots.size()),
-                                         Server::kSpace, a.per_namespace, &got, starts.data(),
-                                         server->adopt_starts);
+                adopted_one =
+                    pool_adopt(server->slots.data(), static_cast<uint32_t>(server->slots.size()),
+                               Server::kSpace, a.per_namespace, &got, starts.data(), server->adopt_starts);
             }
             if (adopted_one) {
                 if (!hold_adopted(&a, got, starts.data()).ok()) return false;
@@ -111,7 +111,7 @@ Outcome run_sessions(Server *server, int threads, int sessions, int rows, uint32
             for (int r = 0; r < n; r++) {
                 if (r == 0 || rng() % 3 != 0)
                     key = hot && rng() % 2 == 0 ? static_cast<int64_t>(rng() % 300)
-                                         : static_cast<int64_t>(rng() % 31536000000ull) + 1000;
+                                                : static_cast<int64_t>(rng() % 31536000000ull) + 1000;
                 uint64_t ns = 0, offset = 0;
                 if (!session.next(key, &ns, &offset)) {
                     failures++;
@@ -175,7 +175,8 @@ TEST(BackfillPool, ASpentNamespaceIsNotParkedAndAFullPoolKeepsTheLeastUsed) {
     EXPECT_FALSE(park_starts(&full.a, 0, starts.data()));
     std::vector<uint32_t> little(kStartBuckets, 0), much(kStartBuckets, 1);
     EXPECT_EQ(pool_park(server.slots.data(), 1, Server::kSpace, 2, 5, much.data()), Parked::kept);
-    EXPECT_EQ(pool_park(server.slots.data(), 1, Server::kSpace, 2, 6, little.data()), Parked::replaced_fuller);
+    EXPECT_EQ(pool_park(server.slots.data(), 1, Server::kSpace, 2, 6, little.data()),
+              Parked::replaced_fuller);
     EXPECT_EQ(pool_park(server.slots.data(), 1, Server::kSpace, 2, 7, much.data()), Parked::dropped);
     EXPECT_FALSE(pool_adopt(server.slots.data(), 1, Server::kSpace, 3, &ns, starts.data()));  // other layout
     EXPECT_EQ(pool_count(server.slots.data(), 1, Server::kSpace), 0u);
@@ -250,7 +251,11 @@ TEST(BackfillPool, ThousandsOfSessionsOnThreadsNeverRepeatAnId) {
 }
 
 TEST(BackfillPool, EachMutationFindsARepeat) {
-    struct Case { const char *name; Parking parking; bool starts; } cases[] = {
+    struct Case {
+        const char *name;
+        Parking parking;
+        bool starts;
+    } cases[] = {
         {"parking without the floor", Parking::without_floor, true},
         {"parking without the table", Parking::without_table, true},
         {"adopting without the starts", Parking::exact, false},

@@ -1,10 +1,9 @@
 // The retrospective-id allocator and its two layouts: timestamps in random order with heavy
 // duplication through a small table (so it is cleared many times), sessions on real threads
 // leasing from one counter, namespaces running out, and the UUID / Snowflake fields.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <cstring>
+#include <gtest/gtest.h>
 #include <map>
 #include <random>
 #include <set>
@@ -12,10 +11,11 @@
 #include <vector>
 
 #include "core/backfill/backfill_allocator.hpp"
-#include "core/layouts/snowflake.hpp"
-#include "test_support.hpp"
-#include "core/layouts/uuid_v1.hpp"
 #include "core/backfill/uuid_v1_backfill.hpp"
+#include "core/layouts/snowflake.hpp"
+#include "core/layouts/uuid_v1.hpp"
+
+#include "test_support.hpp"
 
 using namespace idgen;
 using namespace idgen::backfill;
@@ -49,7 +49,8 @@ struct Session {
         Got got{true, 0, t.offset, Status::success()};
         while (!held_namespace(&a, t.index, &got.ns)) {
             const uint64_t lease = leases->fetch_add(1);
-            got.error = lease < lease_limit ? hold(&a, lease) : Status::error(Errc::exhausted, "no lease left");
+            got.error =
+                lease < lease_limit ? hold(&a, lease) : Status::error(Errc::exhausted, "no lease left");
             if (!got.error.ok()) {
                 got.ok = false;
                 return got;
@@ -85,7 +86,8 @@ TEST(BackfillAllocator, EveryKeyPositionPairOnceThroughManyClears) {
     for (const int64_t key : backfill_keys(20000, 42, 5000, 1)) {
         const Session::Got g = s.next(key);
         ASSERT_TRUE(g.ok) << g.error.message;
-        ASSERT_TRUE(seen.emplace(key, g.ns, g.offset).second) << "key " << key << " ns " << g.ns << " offset " << g.offset;
+        ASSERT_TRUE(seen.emplace(key, g.ns, g.offset).second)
+            << "key " << key << " ns " << g.ns << " offset " << g.offset;
         // Per key, ids come in the order of the calls: namespaces are leased in increasing
         // order, so (namespace, offset) increases.
         auto it = last.find(key);
@@ -131,7 +133,7 @@ TEST(BackfillAllocator, ForgottenKeysStartAboveEverythingHandedOut) {
 TEST(BackfillAllocator, UnreachableNamespacesLeaveTheWindow) {
     Session s(1, 2, 4);
     for (int i = 0; i < 7; i++) ASSERT_TRUE(s.next(5).ok);
-    EXPECT_EQ(s.a.held_count, 4u);  // positions 0..6: namespaces 0..3
+    EXPECT_EQ(s.a.held_count, 4u);     // positions 0..6: namespaces 0..3
     const Session::Got g = s.next(6);  // cleared: floor 7
     ASSERT_TRUE(g.ok);
     EXPECT_EQ(s.a.held_base, 3u);
@@ -235,7 +237,7 @@ TEST(SnowflakeBackfill, IdsUseTheReservedNodesAndTheExactMillisecond) {
     EXPECT_EQ(p.counter, 42);
     int64_t next_ns = 0;
     ASSERT_TRUE(snowflake::at(l, 1600000000123000, 4, 0, &next_ns).ok());
-    EXPECT_LT(id, next_ns);  // a later namespace of the same millisecond sorts after
+    EXPECT_LT(id, next_ns);                      // a later namespace of the same millisecond sorts after
     EXPECT_EQ(snowflake::backfill_key(-1), -1);  // 1969: floored, as the time field is
 }
 
@@ -259,7 +261,10 @@ TEST(BackfillConcurrency, SessionsOnRealThreadsNeverMakeTheSameId) {
     // durable lease store does). Every UUID and every Snowflake id is distinct.
     std::atomic<uint64_t> uuid_leases{0}, snowflake_leases{0};
     const snowflake::Layout layout{1577836800000, 7, 64};
-    struct Ids { std::vector<std::string> uuids; std::vector<int64_t> snowflakes; };
+    struct Ids {
+        std::vector<std::string> uuids;
+        std::vector<int64_t> snowflakes;
+    };
     auto backfill = [&](int round) {
         return test::run_threads<std::pair<std::string, int64_t>>(8, [&](int t, auto &out) {
             Session us(256, uuid_v1::backfill::kAutoPerNamespace);

@@ -7,12 +7,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <gtest/gtest.h>
 #include <iterator>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/registry/registry_store.hpp"
 
@@ -25,9 +24,9 @@ public:
         int64_t lease;
     };
     std::map<std::string, Entry> keys;
-    int requests = 0;                   // requests received so far
-    std::function<void()> on_remove;    // called as a delete arrives (to check what precedes it)
-    std::function<void()> on_swap;      // called as a compare-and-swap arrives (another server's write first)
+    int requests = 0;                 // requests received so far
+    std::function<void()> on_remove;  // called as a delete arrives (to check what precedes it)
+    std::function<void()> on_swap;    // called as a compare-and-swap arrives (another server's write first)
 
     // The request after the next n fails: not applied, no answer.
     void fail_after(int n) { fail_request_ = requests + n + 1; }
@@ -35,7 +34,8 @@ public:
     void lose_answer_after(int n) { lose_request_ = requests + n + 1; }
 
     void revoke(int64_t lease) {
-        for (auto it = keys.begin(); it != keys.end();) it = it->second.lease == lease ? keys.erase(it) : std::next(it);
+        for (auto it = keys.begin(); it != keys.end();)
+            it = it->second.lease == lease ? keys.erase(it) : std::next(it);
     }
     std::string value_of(const std::string &key) const {
         auto it = keys.find(key);
@@ -59,20 +59,23 @@ public:
                     const std::vector<std::string> &ks, const std::string &value, bool *done) override {
         if (failed()) return false;
         EXPECT_LE(guards.size(), kMaxTxnKeys);
-        *done = std::all_of(guards.begin(), guards.end(),
-                            [&](const std::string &g) { return keys.count(g) && value_of(g) == guard_value; });
+        *done = std::all_of(guards.begin(), guards.end(), [&](const std::string &g) {
+            return keys.count(g) && value_of(g) == guard_value;
+        });
         if (*done)
             for (const std::string &k : ks) keys[k] = Entry{value, 0};
         return answered();
     }
-    bool swap(const std::string &key, const std::string &expected, bool expect_absent, const std::string &value,
-              bool *done, std::string *current) override {
+    bool swap(const std::string &key, const std::string &expected, bool expect_absent,
+              const std::string &value, bool *done, std::string *current) override {
         if (on_swap) on_swap();
         if (failed()) return false;
         *done = expect_absent ? !keys.count(key) : keys.count(key) && value_of(key) == expected;
         current->clear();
-        if (*done) keys[key] = Entry{value, 0};
-        else *current = value_of(key);
+        if (*done)
+            keys[key] = Entry{value, 0};
+        else
+            *current = value_of(key);
         return answered();
     }
     bool remove_if(const std::string &key, const std::string &value) override {

@@ -1,8 +1,7 @@
 // The durable horizon's arithmetic with values read from elsewhere: the target never overflows
 // near the ends of int64_t, and a horizon far ahead of the clock is not adoptable.
-#include <gtest/gtest.h>
-
 #include <cstdint>
+#include <gtest/gtest.h>
 
 #include "core/clocks/horizon.hpp"
 

@@ -10,7 +10,9 @@ using namespace idgen::backfill;
 
 namespace {
 
-LeaseSpace snowflake_space(uint32_t db, uint64_t key) { return LeaseSpace{LeaseKind::snowflake, db, key}; }
+LeaseSpace snowflake_space(uint32_t db, uint64_t key) {
+    return LeaseSpace{LeaseKind::snowflake, db, key};
+}
 
 // A cell type of the other user of cell_of (the pool's per-space counts).
 struct Use {

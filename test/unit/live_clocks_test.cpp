@@ -2,18 +2,18 @@
 // strictly increasing in their 60-bit time, locality UUID times and counters unique within
 // every millisecond, both resuming above a durable horizon; every clock's positions read back as
 // times.
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <utility>
 #include <vector>
 
 #include "core/generators/locality_clock.hpp"
+#include "core/generators/uuid_v1_clock.hpp"
 #include "core/layouts/locality_uuid.hpp"
 #include "core/layouts/snowflake.hpp"
-#include "test_support.hpp"
 #include "core/layouts/unique_timestamp.hpp"
-#include "core/generators/uuid_v1_clock.hpp"
+
+#include "test_support.hpp"
 
 using namespace idgen;
 
@@ -123,11 +123,16 @@ TEST(LiveClocks, PositionsReadBackAsTheTimesTheyStartAt) {
     for (int64_t t : {int64_t{0}, int64_t{1000}, int64_t{1795323459327000}, int64_t{1795323459327446}}) {
         EXPECT_EQ(uuid_v1::unix_us_of(uuid_v1::position_after(t)), t);
         EXPECT_EQ(locality::unix_us_of(locality::position_after(t)), (t + 999) / 1000 * 1000);
-        EXPECT_EQ(unique_ts::unix_us_of(unique_ts::Layout{2}, unique_ts::position_after(unique_ts::Layout{2}, t)), t);
-        EXPECT_EQ(unique_ts::unix_us_of(unique_ts::Layout{3}, unique_ts::position_after(unique_ts::Layout{3}, t)), t);
+        EXPECT_EQ(
+            unique_ts::unix_us_of(unique_ts::Layout{2}, unique_ts::position_after(unique_ts::Layout{2}, t)),
+            t);
+        EXPECT_EQ(
+            unique_ts::unix_us_of(unique_ts::Layout{3}, unique_ts::position_after(unique_ts::Layout{3}, t)),
+            t);
         const snowflake::Layout layout{1577836800000, 7};
         if (t >= 1577836800000000) {
-            EXPECT_EQ(snowflake::unix_us_of(layout, snowflake::position_after(layout, t)), (t + 999) / 1000 * 1000);
+            EXPECT_EQ(snowflake::unix_us_of(layout, snowflake::position_after(layout, t)),
+                      (t + 999) / 1000 * 1000);
         }
     }
 }

@@ -1,13 +1,13 @@
 // The locality UUID codec against Groupon's published ids: the decoded example, the
 // variable mode's prime step, the sequential mode's step of one, round trips in both modes,
 // the version check, the time field's range and the sequential seed text.
-#include <gtest/gtest.h>
-
 #include <cstdio>
+#include <gtest/gtest.h>
 #include <random>
 #include <string>
 
 #include "core/layouts/locality_uuid.hpp"
+
 #include "test_support.hpp"
 
 using namespace idgen;
@@ -145,8 +145,7 @@ TEST(LocalityUuid, TimeFieldHolds48BitsOfMilliseconds) {
     EXPECT_EQ(test::uuid_text(u), "00000000-0000-b000-0000-ffffffffffff");
     ASSERT_TRUE(encode(Mode::variable, {0, 0, 0, 0}, &u).ok());
     for (int64_t ms : {kLimit, int64_t{-1}, INT64_MIN, INT64_MAX})
-        EXPECT_EQ(encode(Mode::variable, {0, 0, 0, ms}, &u).code, Errc::timestamp_out_of_range)
-            << ms;
+        EXPECT_EQ(encode(Mode::variable, {0, 0, 0, ms}, &u).code, Errc::timestamp_out_of_range) << ms;
 }
 
 TEST(LocalityUuid, SequentialSeedTextHasTenMinutePrecision) {

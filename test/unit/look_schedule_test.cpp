@@ -15,9 +15,22 @@ namespace {
 constexpr int64_t kMs = 1000000;
 constexpr int64_t kSec = 1000 * kMs;
 
-WatchNews created() { WatchNews n; n.created = true; return n; }
-WatchNews changed() { WatchNews n; n.changed = true; return n; }
-WatchNews ended() { WatchNews n; n.ended = true; n.error = "watch: the stream closed"; return n; }
+WatchNews created() {
+    WatchNews n;
+    n.created = true;
+    return n;
+}
+WatchNews changed() {
+    WatchNews n;
+    n.changed = true;
+    return n;
+}
+WatchNews ended() {
+    WatchNews n;
+    n.ended = true;
+    n.error = "watch: the stream closed";
+    return n;
+}
 
 TEST(LookSchedule, WithoutAWatchEverySecond) {
     LookSchedule s;
@@ -91,7 +104,8 @@ TEST(LookSchedule, AWatchRefusedInItsConfirmationIsNeverUp) {
     WatchNews refused = created();
     refused.ended = true;
     refused.error = "watch canceled by etcd: permission denied";
-    for (int64_t t = 100 * kMs; t < 5 * kSec; t += kSec) EXPECT_FALSE(s.heard(refused, t)) << "no log line each time";
+    for (int64_t t = 100 * kMs; t < 5 * kSec; t += kSec)
+        EXPECT_FALSE(s.heard(refused, t)) << "no log line each time";
     EXPECT_FALSE(s.watching());
     s.looked(5 * kSec, true);
     EXPECT_TRUE(s.due(6 * kSec)) << "still polling";

@@ -8,7 +8,8 @@ using namespace idgen::backfill;
 
 namespace {
 
-const LeaseKind kAll[] = {LeaseKind::uuid_auto, LeaseKind::uuid_given, LeaseKind::snowflake, LeaseKind::uuid_v7};
+const LeaseKind kAll[] = {LeaseKind::uuid_auto, LeaseKind::uuid_given, LeaseKind::snowflake,
+                          LeaseKind::uuid_v7};
 
 TEST(MoveGuard, AwaitingBlocksEverySpaceWhenThePublishersNodeIsUnknownOrTheSame) {
     for (LeaseKind k : kAll) {

@@ -2,7 +2,6 @@
 // claim word (claim_word.hpp). The races these rules are for run through the holder in
 // node_holder_test.cpp.
 #include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
 

@@ -6,14 +6,14 @@
 // after a failed read of the last holder's horizon. Each test checks the promise itself: no id
 // time a server issued under a node id is reached again by the next holder's generators, and
 // no node id is held by two servers at once.
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/registry/node_holder.hpp"
+
 #include "fake_registry.hpp"
 
 using namespace idgen::registry;
@@ -30,10 +30,10 @@ public:
         : registration{"/c/", name, lease}, wall(wall_us), holder(reg, *this, registration, pools) {}
 
     Registration registration;
-    int64_t wall;            // the wall clock
-    int64_t floor = 0;       // raised above a horizon by take_over (with no lead in this model)
-    int64_t issued = 0;      // the end of the last id issued
-    int64_t horizon = 0;     // published registry horizon
+    int64_t wall;         // the wall clock
+    int64_t floor = 0;    // raised above a horizon by take_over (with no lead in this model)
+    int64_t issued = 0;   // the end of the last id issued
+    int64_t horizon = 0;  // published registry horizon
     std::map<int, ClaimWord> words;
     std::vector<std::string> errors;
     NodeHolder holder;
@@ -57,7 +57,9 @@ public:
         return last;
     }
 
-    std::string pool_name(int pool) override { return pool < 0 ? "server" : "sequencer/s" + std::to_string(pool); }
+    std::string pool_name(int pool) override {
+        return pool < 0 ? "server" : "sequencer/s" + std::to_string(pool);
+    }
     void publish(int pool, ClaimState state, int32_t node) override {
         words[pool] = ClaimWord::next(words.count(pool) ? words[pool] : ClaimWord{0}, state, node);
     }
@@ -172,7 +174,8 @@ TEST(NodeHolder, ANodeIdOfItsOwnHeldByAnotherIsWaitedForThenTakenOverAboveItsIds
     ASSERT_TRUE(chooser.holder.claim_node(-1, 4));
     ASSERT_EQ(chooser.holder.server.node, 0);
     const int64_t last = chooser.issue_n(-1, 50);
-    EXPECT_FALSE(given.holder.claim_node(-1, 4, 0)) << "held by another: nothing claimed, no other node id either";
+    EXPECT_FALSE(given.holder.claim_node(-1, 4, 0))
+        << "held by another: nothing claimed, no other node id either";
     EXPECT_FALSE(given.holder.server.held);
     EXPECT_FALSE(given.attached(-1));
     EXPECT_EQ(given.issue(-1), -1);
@@ -190,7 +193,8 @@ TEST(NodeHolder, ANodeIdOfItsOwnBeyondAPoolsNodeIdsIsNotClaimed) {
     EXPECT_FALSE(given.holder.claim_node(0, 4, 4));
     EXPECT_FALSE(given.holder.claims[0].held);
     ASSERT_FALSE(given.errors.empty());
-    EXPECT_NE(given.errors.back().find("is not among the 4 node ids"), std::string::npos) << given.errors.back();
+    EXPECT_NE(given.errors.back().find("is not among the 4 node ids"), std::string::npos)
+        << given.errors.back();
 }
 
 TEST(NodeHolder, AGiveBackAfterAFailedReadOfTheLastHorizonLeavesThatHorizonAsItWas) {
@@ -251,7 +255,8 @@ TEST(NodeHolder, OneAdvanceIsOneRequestPer128NodeIds) {
     const int before = reg.requests;
     ASSERT_TRUE(a.holder.advance(a.horizon));
     EXPECT_EQ(reg.requests - before, 2) << "201 node ids: 128 and 73";
-    for (int i = -1; i < 200; i++) EXPECT_EQ(reg.value_of("/c/horizon/" + a.pool_name(i) + "/0"), std::to_string(a.horizon));
+    for (int i = -1; i < 200; i++)
+        EXPECT_EQ(reg.value_of("/c/horizon/" + a.pool_name(i) + "/0"), std::to_string(a.horizon));
 }
 
 }  // namespace

@@ -14,9 +14,9 @@ TEST(RegistryEndpoints, ValidListsPass) {
 }
 
 TEST(RegistryEndpoints, MalformedListsAreRefused) {
-    for (const char *bad : {"not a url", "127.0.0.1:2379", "ftp://a:2379", "http://", "http:///x",
-                            "http://a b:2379", "http://a:2379,etcd:2379", " , ", "http://a:2379/pa th",
-                            "https://host\t:1"})
+    for (const char *bad :
+         {"not a url", "127.0.0.1:2379", "ftp://a:2379", "http://", "http:///x", "http://a b:2379",
+          "http://a:2379,etcd:2379", " , ", "http://a:2379/pa th", "https://host\t:1"})
         EXPECT_NE(nullptr, endpoints_problem(bad)) << bad;
 }
 

@@ -2,7 +2,6 @@
 // that saw what was lost, the others follow the mark, and only the episode a server seeded for
 // lets it back.
 #include <gtest/gtest.h>
-
 #include <string>
 
 #include "core/registry/registry_generation.hpp"
@@ -10,7 +9,9 @@
 using namespace idgen::registry;
 
 namespace {
-Remembered working(const std::string &token, int64_t revision) { return Remembered{token, "", revision}; }
+Remembered working(const std::string &token, int64_t revision) {
+    return Remembered{token, "", revision};
+}
 }  // namespace
 
 TEST(RegistryGeneration, FirstServerCreatesOthersJoin) {

@@ -5,15 +5,14 @@
 // expires with its lease, a horizon per node id written only by the key's holder) lets two
 // servers hand one node id over while one of them is frozen and the other's clock is behind.
 #include <gtest/gtest.h>
-
 #include <set>
 #include <vector>
 
 #include "core/clocks/logical_clock.hpp"
+#include "core/layouts/snowflake.hpp"
 #include "core/registry/registry_batch.hpp"
 #include "core/registry/registry_horizon.hpp"
 #include "core/registry/registry_lease.hpp"
-#include "core/layouts/snowflake.hpp"
 
 using namespace idgen;
 using namespace idgen::registry;
@@ -116,7 +115,8 @@ struct FakeRegistry {
 };
 
 constexpr int64_t kTtlMs = 3000;
-constexpr int64_t kReserveUs = 4 * kTtlMs * 1000;  // A's ids after the freeze are under it: only the deadline stops them
+constexpr int64_t kReserveUs =
+    4 * kTtlMs * 1000;  // A's ids after the freeze are under it: only the deadline stops them
 const snowflake::Layout kLayout{1577836800000, 10};  // 2020 epoch, 1,024 nodes, 4,096 ids per ms
 constexpr int32_t kNode = 7;
 
@@ -252,7 +252,7 @@ TEST(RegistryBatch, ABatchStartsAtTheCounterAndStopsAtTheLimit) {
     using idgen::registry::take_batch;
     EXPECT_EQ(take_batch(0, 16, 1000).first, 0u);
     EXPECT_EQ(take_batch(0, 16, 1000).end, 16u);
-    EXPECT_EQ(take_batch(990, 16, 1000).end, 1000u);  // clipped at the limit
+    EXPECT_EQ(take_batch(990, 16, 1000).end, 1000u);                              // clipped at the limit
     EXPECT_EQ(take_batch(1000, 16, 1000).first, take_batch(1000, 16, 1000).end);  // none left
     EXPECT_EQ(take_batch(5000, 16, 1000).end, 1000u);
 }

@@ -8,16 +8,16 @@
 // server's live clock sequence, is written out here as the mutation: it must repeat, and so must
 // the fixed mapping when it continues old counters without from_skipping_mapping.
 #include <gtest/gtest.h>
-
 #include <random>
 #include <set>
 #include <string>
 
 #include "core/backfill/lease_spaces.hpp"
-#include "test_support.hpp"
-#include "core/layouts/uuid_v1.hpp"
 #include "core/backfill/uuid_v1_backfill.hpp"
 #include "core/generators/uuid_v1_clock.hpp"
+#include "core/layouts/uuid_v1.hpp"
+
+#include "test_support.hpp"
 
 using namespace idgen;
 using namespace idgen::backfill;
@@ -33,13 +33,15 @@ constexpr int32_t kNodeId = 5;
 
 // The mapping of 0.6.0 and before: clock sequence `index` counted past the live one.
 int32_t skipping(uint64_t index, int32_t live_cs) {
-    return static_cast<int32_t>(index) < live_cs ? static_cast<int32_t>(index) : static_cast<int32_t>(index) + 1;
+    return static_cast<int32_t>(index) < live_cs ? static_cast<int32_t>(index)
+                                                 : static_cast<int32_t>(index) + 1;
 }
 
 Uuid make(Mapping m, bool given, int64_t us, uint64_t ns, uint64_t offset, int32_t live_cs) {
     Uuid u{};
     if (m == Mapping::fixed) {
-        const Status s = given ? bf::make_given(us, kGivenNode, ns, offset, &u) : bf::make_auto(us, kNodeId, ns, offset, &u);
+        const Status s = given ? bf::make_given(us, kGivenNode, ns, offset, &u)
+                               : bf::make_auto(us, kNodeId, ns, offset, &u);
         EXPECT_TRUE(s.ok());
         return u;
     }

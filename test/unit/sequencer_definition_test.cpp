@@ -3,10 +3,10 @@
 // defined anew only by a create, a destroy racing a create on another server, swaps that lose
 // to another server's write, and a swap whose answer is lost after it was applied.
 #include <gtest/gtest.h>
-
 #include <string>
 
 #include "core/registry/sequencer_definition.hpp"
+
 #include "fake_registry.hpp"
 
 using namespace idgen::registry;
@@ -19,8 +19,12 @@ const std::string kD1 = R"({"epoch":"2024-01-01","max_nodes":1024})";
 const std::string kD1Reordered = R"({"max_nodes":1024,"epoch":"2024-01-01"})";
 const std::string kD2 = R"({"epoch":"2024-01-01","max_nodes":512})";
 
-std::string active(const std::string &d) { return R"({"definition":)" + d + R"(,"state":"active"})"; }
-std::string destroyed(const std::string &d) { return R"({"definition":)" + d + R"(,"state":"destroyed"})"; }
+std::string active(const std::string &d) {
+    return R"({"definition":)" + d + R"(,"state":"active"})";
+}
+std::string destroyed(const std::string &d) {
+    return R"({"definition":)" + d + R"(,"state":"destroyed"})";
+}
 
 TEST(SequencerDefinition, RegisteredOnceThenFoundWhateverTheOrderOfItsKeys) {
     FakeRegistry reg;
@@ -31,7 +35,8 @@ TEST(SequencerDefinition, RegisteredOnceThenFoundWhateverTheOrderOfItsKeys) {
     EXPECT_EQ(other.outcome, Registered::conflict) << "a create does not replace an active definition";
     EXPECT_FALSE(definition_gone(reg.value_of(kKey), kD1));
     EXPECT_TRUE(definition_gone(reg.value_of(kKey), kD2));
-    EXPECT_NE(other.detail.find("1024"), std::string::npos) << "the conflict names the definition the cluster has";
+    EXPECT_NE(other.detail.find("1024"), std::string::npos)
+        << "the conflict names the definition the cluster has";
 }
 
 TEST(SequencerDefinition, ADestroyedDefinitionIsDefinedAnewOnlyByACreate) {
@@ -84,7 +89,9 @@ TEST(SequencerDefinition, ARegistrationThatLosesASwapReadsAgain) {
     EXPECT_EQ(register_definition(reg, kKey, kD1, false).outcome, Registered::conflict);
     reg.keys.clear();
     int writes = 0;  // every swap loses to another write: churn without end
-    reg.on_swap = [&] { reg.keys[kKey] = FakeRegistry::Entry{destroyed(R"({"n":)" + std::to_string(writes++) + "}"), 0}; };
+    reg.on_swap = [&] {
+        reg.keys[kKey] = FakeRegistry::Entry{destroyed(R"({"n":)" + std::to_string(writes++) + "}"), 0};
+    };
     const RegisterResult gave_up = register_definition(reg, kKey, kD1, true);
     EXPECT_EQ(gave_up.outcome, Registered::failed);
     EXPECT_EQ(gave_up.detail, "the definition kept changing in the registry");

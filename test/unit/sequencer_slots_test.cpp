@@ -4,7 +4,6 @@
 // its ids) and frees it for another sequencer, which starts above every id of the old one; the
 // ring forgets only the oldest drops; raising moves only the slots in use.
 #include <gtest/gtest.h>
-
 #include <vector>
 
 #include "core/base/atomic_word.hpp"
@@ -18,7 +17,9 @@ namespace {
 const Layout kLayout{1577836800000, 10};  // 2020-01-01, 1,024 nodes
 const int64_t kStart = 1700000000000000;  // a Unix microsecond after the epoch
 
-SequencerKey key(int64_t id) { return SequencerKey{5, 16384, id}; }
+SequencerKey key(int64_t id) {
+    return SequencerKey{5, 16384, id};
+}
 
 struct Table {
     std::vector<SequencerSlot> slots;
@@ -33,7 +34,9 @@ struct Table {
     void release(const SequencerKey &k) {
         release_slot(slots.data(), static_cast<int>(slots.size()), &dropped, k, &released_bound_us);
     }
-    SequencerSlot *find(const SequencerKey &k) { return find_slot(slots.data(), static_cast<int>(slots.size()), k); }
+    SequencerSlot *find(const SequencerKey &k) {
+        return find_slot(slots.data(), static_cast<int>(slots.size()), k);
+    }
 };
 
 TEST(SequencerSlots, ASequencerKeepsItsSlotAndANewOneTakesAFreeSlotAboveTheFloor) {

@@ -14,7 +14,9 @@ struct Entry {
     uint64_t last_used;
 };
 
-LeaseSpace space(uint64_t key) { return LeaseSpace{LeaseKind::uuid_given, 0, key}; }
+LeaseSpace space(uint64_t key) {
+    return LeaseSpace{LeaseKind::uuid_given, 0, key};
+}
 
 // Takes the chosen entry for `s` into use, as the server does.
 Entry *use(Entry (&entries)[4], uint64_t *clock, const LeaseSpace &s, bool *held = nullptr) {

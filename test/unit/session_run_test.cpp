@@ -1,18 +1,18 @@
 // Runs of clock positions (idgen.ordering = 'session', session_run.hpp): unique and strictly
 // increasing per session under real threads, ordered across sessions to the millisecond with a
 // fake wall clock, the run's size adapting, the bounds respected, and a raised clock obeyed.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <gtest/gtest.h>
 #include <queue>
 #include <vector>
 
-#include "core/generators/locality_clock.hpp"
 #include "core/clocks/session_run.hpp"
-#include "test_support.hpp"
+#include "core/generators/locality_clock.hpp"
 #include "core/generators/uuid_v7_clock.hpp"
+
+#include "test_support.hpp"
 
 using namespace idgen;
 
@@ -118,7 +118,8 @@ TEST(SessionRun, SizeDoublesWhenUsedUpAndHalvesWhenDropped) {
         floor += kTick;
         draw_at(&clock, &run, floor);
         EXPECT_EQ(run.size, 1u);
-        EXPECT_EQ(run.end - run.start, 1u) << "a session drawing once per millisecond took positions it does not use";
+        EXPECT_EQ(run.end - run.start, 1u)
+            << "a session drawing once per millisecond took positions it does not use";
     }
 }
 
@@ -144,8 +145,10 @@ TEST(SessionRun, RunsStayWithinTheLimitAndTheLastPosition) {
     std::vector<uint64_t> last;
     for (int i = 0; i < 10; i++) {
         const Draw d = draw_in_run(&near_end, &other, 0, UINT64_MAX - 1, kMax, kTick).draw;
-        if (d.outcome == Draw::Outcome::issued) last.push_back(d.position);
-        else EXPECT_EQ(d.outcome, Draw::Outcome::exhausted);
+        if (d.outcome == Draw::Outcome::issued)
+            last.push_back(d.position);
+        else
+            EXPECT_EQ(d.outcome, Draw::Outcome::exhausted);
     }
     EXPECT_EQ(last, (std::vector<uint64_t>{kMax - 3, kMax - 2, kMax - 1, kMax}));
 }
@@ -192,8 +195,8 @@ TEST(SessionRun, UuidV7FromARunIncreases) {
     Uuid previous{};
     for (int i = 0; i < 10000; i++) {
         Status error;
-        const uuid_v7::Next n = uuid_v7::next(&clock, int64_t{1700000000000} * 1000000 + i * 50, 5000, 1, 42,
-                                              &error, &run);
+        const uuid_v7::Next n =
+            uuid_v7::next(&clock, int64_t{1700000000000} * 1000000 + i * 50, 5000, 1, 42, &error, &run);
         ASSERT_EQ(n.kind, uuid_v7::Next::Kind::issued);
         ASSERT_GT(test::uuid_text(n.uuid), test::uuid_text(previous));
         previous = n.uuid;

@@ -9,7 +9,7 @@
 using namespace idgen;
 using namespace idgen::snowflake;
 
-static constexpr int64_t kEpochMs = 1577836800000;  // 2020-01-01 00:00:00 UTC
+static constexpr int64_t kEpochMs = 1577836800000;    // 2020-01-01 00:00:00 UTC
 static constexpr int64_t kSignMs = int64_t{1} << 40;  // the first millisecond with the top bit set
 
 static Layout snowcast(int32_t max_nodes, int64_t epoch_ms = kEpochMs, int32_t backfill_nodes = 0) {
@@ -18,7 +18,9 @@ static Layout snowcast(int32_t max_nodes, int64_t epoch_ms = kEpochMs, int32_t b
     return Layout{epoch_ms, bits, backfill_nodes, Width::bits64};
 }
 
-static int64_t us_at(const Layout &l, int64_t ms) { return (l.epoch_unix_ms + ms) * 1000; }
+static int64_t us_at(const Layout &l, int64_t ms) {
+    return (l.epoch_unix_ms + ms) * 1000;
+}
 
 static Next take(LogicalClock *c, const Layout &l, int64_t now_us, int32_t node) {
     Status err;
@@ -77,7 +79,8 @@ TEST(SnowflakeLayout, EveryMaxNodesRoundTrips) {
             ASSERT_EQ(a.kind, Next::Kind::issued) << nodes << " " << ms;
             const uint64_t bits = static_cast<uint64_t>(a.id);
             EXPECT_EQ(bits >> 23, static_cast<uint64_t>(ms));
-            EXPECT_EQ((bits >> l.counter_bits()) & static_cast<uint64_t>(nodes - 1), static_cast<uint64_t>(node));
+            EXPECT_EQ((bits >> l.counter_bits()) & static_cast<uint64_t>(nodes - 1),
+                      static_cast<uint64_t>(node));
             EXPECT_EQ(a.id < 0, ms >= kSignMs);
             Parts p{};
             ASSERT_TRUE(decode(l, a.id, &p).ok());

@@ -7,16 +7,16 @@
 // new millisecond, past the one the bound was taken in. The same with idgen.ordering =
 // 'session' (session_run.hpp): each drawer hands out ids from runs it took earlier, and empties
 // its run when it binds again, as snowflake_next does.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
+#include <gtest/gtest.h>
 #include <map>
 #include <thread>
 #include <vector>
 
 #include "core/base/atomic_word.hpp"
 #include "core/layouts/snowflake.hpp"
+
 #include "test_support.hpp"
 
 using namespace idgen;
@@ -56,26 +56,27 @@ static void retire_while_drawing(bool with_runs) {
         }
         stop = true;
     });
-    const std::vector<Issued> issued = test::run_threads<Issued>(kDrawers, [&](int, std::vector<Issued> &out) {
-        PositionRun run;
-        uint64_t run_generation = 0;
-        // With runs, a millisecond per 64 draws, so that runs are used before they go stale.
-        const int64_t draws_per_ms = with_runs ? 64 : 2;
-        while (!stop.load()) {
-            const uint64_t bound_generation = atomic_load(&generation);
-            if (bound_generation % 2 != 0) continue;  // between retirement and re-creation
-            if (bound_generation != run_generation) {  // bound again: the old run is emptied
-                drop_if_raised(&run, bound_generation);
-                run_generation = bound_generation;
+    const std::vector<Issued> issued =
+        test::run_threads<Issued>(kDrawers, [&](int, std::vector<Issued> &out) {
+            PositionRun run;
+            uint64_t run_generation = 0;
+            // With runs, a millisecond per 64 draws, so that runs are used before they go stale.
+            const int64_t draws_per_ms = with_runs ? 64 : 2;
+            while (!stop.load()) {
+                const uint64_t bound_generation = atomic_load(&generation);
+                if (bound_generation % 2 != 0) continue;   // between retirement and re-creation
+                if (bound_generation != run_generation) {  // bound again: the old run is emptied
+                    drop_if_raised(&run, bound_generation);
+                    run_generation = bound_generation;
+                }
+                Status error;
+                const Next n = next_in_generation(&clock, &generation, bound_generation, layout, 5,
+                                                  start_us + draws.fetch_add(1) / draws_per_ms * 1000,
+                                                  int64_t{1} << 40, &error, with_runs ? &run : nullptr);
+                ASSERT_NE(n.kind, Next::Kind::failed) << error.message;
+                if (n.kind == Next::Kind::issued) out.push_back({bound_generation, n.id, n.end_unix_us});
             }
-            Status error;
-            const Next n = next_in_generation(&clock, &generation, bound_generation, layout, 5,
-                                              start_us + draws.fetch_add(1) / draws_per_ms * 1000,
-                                              int64_t{1} << 40, &error, with_runs ? &run : nullptr);
-            ASSERT_NE(n.kind, Next::Kind::failed) << error.message;
-            if (n.kind == Next::Kind::issued) out.push_back({bound_generation, n.id, n.end_unix_us});
-        }
-    });
+        });
     retirer.join();
 
     ASSERT_GT(bound_of.size(), 1000u);

@@ -1,21 +1,20 @@
 // Snowflake layouts and the generator with a fake clock: bit layout for every max_nodes,
 // decode round trips, counter exhaustion, clock steps back within and beyond the lead,
 // the end of the time field, restart above a horizon, and uniqueness across threads.
-#include <gtest/gtest.h>
-
-#include <set>
-
 #include <algorithm>
+#include <gtest/gtest.h>
+#include <set>
 #include <thread>
 #include <vector>
 
 #include "core/layouts/snowflake.hpp"
+
 #include "test_support.hpp"
 
 using namespace idgen;
 using namespace idgen::snowflake;
 
-static constexpr int64_t kEpochMs = 1577836800000;  // 2020-01-01 00:00:00 UTC
+static constexpr int64_t kEpochMs = 1577836800000;       // 2020-01-01 00:00:00 UTC
 static constexpr int64_t kNowMs = 200LL * 86400 * 1000;  // 200 days after the epoch
 static constexpr int64_t kNowUs = (kEpochMs + kNowMs) * 1000;
 
@@ -25,16 +24,15 @@ static Layout layout_for(int32_t max_nodes) {
     return Layout{kEpochMs, bits};
 }
 
-static Next take(LogicalClock *c, const Layout &l, int64_t now_us, int32_t node = 5,
-                 int64_t lead_ms = 1000) {
+static Next take(LogicalClock *c, const Layout &l, int64_t now_us, int32_t node = 5, int64_t lead_ms = 1000) {
     Status err;
     return next(c, l, node, now_us, lead_ms, &err);
 }
 
 TEST(Snowflake, MaxNodesRoundsUpToAPowerOfTwoWithinSnowcastsRange) {
     int bits = 0;
-    for (auto [n, want] : {std::pair{128, 7}, {129, 8}, {255, 8}, {256, 8}, {1000, 10},
-                           {4097, 13}, {8192, 13}}) {
+    for (auto [n, want] :
+         {std::pair{128, 7}, {129, 8}, {255, 8}, {256, 8}, {1000, 10}, {4097, 13}, {8192, 13}}) {
         ASSERT_TRUE(node_bits_for(n, &bits).ok()) << n;
         EXPECT_EQ(bits, want) << n;
     }
@@ -198,22 +196,23 @@ TEST(Snowflake, ThreadsWithAFakeClockGetUniqueIncreasingIds) {
     const Layout l = layout_for(8192);
     LogicalClock c{0};
     constexpr int kThreads = 8, kPerThread = 100000;
-    const std::vector<int64_t> all = test::run_threads<int64_t>(kThreads, [&](int, std::vector<int64_t> &got) {
-        int64_t now = kNowUs;
-        while (got.size() < kPerThread) {
-            const Next n = take(&c, l, now, 42, 50);
-            if (n.kind == Next::Kind::wait) {
-                now += 1000;  // the fake clock moves on while we "wait"
-                continue;
+    const std::vector<int64_t> all =
+        test::run_threads<int64_t>(kThreads, [&](int, std::vector<int64_t> &got) {
+            int64_t now = kNowUs;
+            while (got.size() < kPerThread) {
+                const Next n = take(&c, l, now, 42, 50);
+                if (n.kind == Next::Kind::wait) {
+                    now += 1000;  // the fake clock moves on while we "wait"
+                    continue;
+                }
+                ASSERT_EQ(n.kind, Next::Kind::issued);
+                if (!got.empty()) {
+                    ASSERT_GT(n.id, got.back());
+                }
+                got.push_back(n.id);
+                if (got.size() % 997 == 0) now -= 20000;  // and sometimes steps back 20 ms
             }
-            ASSERT_EQ(n.kind, Next::Kind::issued);
-            if (!got.empty()) {
-                ASSERT_GT(n.id, got.back());
-            }
-            got.push_back(n.id);
-            if (got.size() % 997 == 0) now -= 20000;  // and sometimes steps back 20 ms
-        }
-    });
+        });
     EXPECT_TRUE(test::all_distinct(all)) << "an id was issued twice";
 }
 

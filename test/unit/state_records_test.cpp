@@ -1,8 +1,7 @@
 // The resource manager's records: every layout a release wrote reads back, a record of a length
 // no release wrote is refused rather than guessed at, and the description a DBA sees.
-#include <gtest/gtest.h>
-
 #include <cstring>
+#include <gtest/gtest.h>
 #include <vector>
 
 #include "core/records/state_records.hpp"
@@ -18,7 +17,7 @@ TEST(StateRecords, LeaseRecordReadsBackAndKeepsItsBytes) {
     const LeaseSpace space{LeaseKind::uuid_given, 0, 0x020000000001};
     const LeaseRecord r = lease_record(space, LeaseState{7, 300, 100});
     // The bytes of 0.6.0's layout on a little-endian server: a change to the layout fails here.
-    const unsigned char expected[32] = {6, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 2, 0, 0,
+    const unsigned char expected[32] = {6, 0, 0, 0, 0, 0, 0, 0, 1,    0, 0, 0, 0,   2, 0, 0,
                                         7, 0, 0, 0, 0, 0, 0, 0, 0x2c, 1, 0, 0, 100, 0, 0, 0};
     EXPECT_EQ(0, memcmp(&r, expected, sizeof expected));
     StateRecord out;

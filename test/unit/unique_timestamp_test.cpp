@@ -2,18 +2,17 @@
 // that keep increasing and keep their host digits whatever the wall clock does, the lead
 // limit, the end of int64 nanoseconds, restart above a horizon, uniqueness across threads,
 // the text form, and the calendar arithmetic under it checked against the C library.
-#include <gtest/gtest.h>
-
-#include <time.h>
-
 #include <algorithm>
 #include <cstring>
+#include <gtest/gtest.h>
 #include <random>
 #include <thread>
+#include <time.h>
 #include <vector>
 
 #include "core/base/civil_time.hpp"
 #include "core/layouts/unique_timestamp.hpp"
+
 #include "test_support.hpp"
 
 using namespace idgen;
@@ -53,8 +52,12 @@ TEST(UniqueTimestamp, UnitsAndHostsOfBothLayouts) {
     EXPECT_TRUE(check_host(kTwo, 0).ok());
     EXPECT_TRUE(check_host(kTwo, 99).ok());
     EXPECT_TRUE(check_host(kThree, 999).ok());
-    for (auto [l, host] : {std::pair{kTwo, 100}, {kThree, 1000}, {kTwo, -1}, {kThree, -1},
-                           {kThree, INT32_MIN}, {kTwo, INT32_MAX}}) {
+    for (auto [l, host] : {std::pair{kTwo, 100},
+                           {kThree, 1000},
+                           {kTwo, -1},
+                           {kThree, -1},
+                           {kThree, INT32_MIN},
+                           {kTwo, INT32_MAX}}) {
         const Status s = check_host(l, host);
         EXPECT_EQ(s.code, Errc::not_attached) << host;
         EXPECT_NE(std::strstr(s.message, l.host_digits == 2 ? "2 decimal digits" : "3 decimal digits"),
@@ -91,7 +94,7 @@ TEST(UniqueTimestamp, IncreasesAndKeepsTheHostWhenTheClockStandsStillGoesBackAnd
         for (int i = 0; i < 1000; i++) check(kNowNs);  // stands still
         EXPECT_EQ(last, kNowNs / unit * unit + 999 * unit + host);
         for (int i = 0; i < 1000; i++) check(kNowNs - 500 * 1000 * 1000);  // back 500 ms
-        check(kNowNs + 3600LL * 1000 * 1000 * 1000);  // jumps an hour ahead: follows it
+        check(kNowNs + 3600LL * 1000 * 1000 * 1000);                       // jumps an hour ahead: follows it
         EXPECT_EQ(last, (kNowNs + 3600LL * 1000 * 1000 * 1000) / unit * unit + host);
         check(kNowNs + 3600LL * 1000 * 1000 * 1000 + 1);  // within the same unit
     }
@@ -103,7 +106,7 @@ TEST(UniqueTimestamp, RunsAtMostTheLeadAheadThenWaits) {
     for (int i = 0; i <= 10000; i++) ASSERT_EQ(take(&c, kTwo, kNowNs, 28, 1).kind, Next::Kind::issued) << i;
     const Next w = take(&c, kTwo, kNowNs, 28, 1);
     ASSERT_EQ(w.kind, Next::Kind::wait);
-    EXPECT_EQ(w.ahead_ms, 2);  // 1.0001 ms, rounded up
+    EXPECT_EQ(w.ahead_ms, 2);                                             // 1.0001 ms, rounded up
     EXPECT_EQ(c.next_free, static_cast<uint64_t>(kNowNs / 100 + 10001));  // nothing taken
     EXPECT_EQ(take(&c, kTwo, kNowNs + 100, 28, 1).kind, Next::Kind::issued);
 
@@ -176,23 +179,24 @@ TEST(UniqueTimestamp, ResumesAboveADurableHorizon) {
 TEST(UniqueTimestamp, ThreadsWithAFakeClockGetUniqueIncreasingValues) {
     LogicalClock c{0};
     constexpr int kThreads = 8, kPerThread = 100000;
-    const std::vector<int64_t> all = test::run_threads<int64_t>(kThreads, [&](int, std::vector<int64_t> &got) {
-        int64_t now = kNowNs;
-        while (got.size() < kPerThread) {
-            const Next n = take(&c, kTwo, now, 42, 1);
-            if (n.kind == Next::Kind::wait) {
-                now += 100000;  // the fake clock moves on while we "wait"
-                continue;
+    const std::vector<int64_t> all =
+        test::run_threads<int64_t>(kThreads, [&](int, std::vector<int64_t> &got) {
+            int64_t now = kNowNs;
+            while (got.size() < kPerThread) {
+                const Next n = take(&c, kTwo, now, 42, 1);
+                if (n.kind == Next::Kind::wait) {
+                    now += 100000;  // the fake clock moves on while we "wait"
+                    continue;
+                }
+                ASSERT_EQ(n.kind, Next::Kind::issued);
+                ASSERT_EQ(host_of(kTwo, n.value), 42);
+                if (!got.empty()) {
+                    ASSERT_GT(n.value, got.back());
+                }
+                got.push_back(n.value);
+                if (got.size() % 997 == 0) now -= 500000;  // and sometimes steps back 0.5 ms
             }
-            ASSERT_EQ(n.kind, Next::Kind::issued);
-            ASSERT_EQ(host_of(kTwo, n.value), 42);
-            if (!got.empty()) {
-                ASSERT_GT(n.value, got.back());
-            }
-            got.push_back(n.value);
-            if (got.size() % 997 == 0) now -= 500000;  // and sometimes steps back 0.5 ms
-        }
-    });
+        });
     EXPECT_TRUE(test::all_distinct(all)) << "a value was issued twice";
 }
 

@@ -1,14 +1,14 @@
 // The version-1 codec against RFC 9562's published example, its range edges, and round trips.
-#include <gtest/gtest.h>
-
 #include <cstdio>
+#include <gtest/gtest.h>
 #include <random>
 #include <string>
 
 #include "core/base/mac_address.hpp"
-#include "test_support.hpp"
-#include "core/layouts/uuid_v1.hpp"
 #include "core/generators/uuid_v1_clock.hpp"
+#include "core/layouts/uuid_v1.hpp"
+
+#include "test_support.hpp"
 
 using namespace idgen;
 
@@ -125,8 +125,9 @@ TEST(MacAddress, ParsesBothSeparatorsAndATrailingNewlineOnly) {
     EXPECT_TRUE(parse_mac("02-00-5E-10-00-01\n", &mac));
     EXPECT_EQ(mac, 0x02005e100001u);
     mac = 7;
-    for (const char *bad : {"", "08:00:2b:01:02", "08:00:2b:01:02:03:04", "08:00:2b:01:02:0g", "08 00 2b 01 02 03",
-                            "8:00:2b:01:02:03", "08:00:2b:01:02:03\n\n", "08:00:2b:01:02:03x", "random"}) {
+    for (const char *bad :
+         {"", "08:00:2b:01:02", "08:00:2b:01:02:03:04", "08:00:2b:01:02:0g", "08 00 2b 01 02 03",
+          "8:00:2b:01:02:03", "08:00:2b:01:02:03\n\n", "08:00:2b:01:02:03x", "random"}) {
         EXPECT_FALSE(parse_mac(bad, &mac)) << bad;
         EXPECT_EQ(mac, 7u) << bad;
     }

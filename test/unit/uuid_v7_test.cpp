@@ -2,16 +2,16 @@
 // RFC 9562 tables (read here bit by bit, not through idgen's decoders), the sub-millisecond
 // fraction's exact round trip for every microsecond of a millisecond, range boundaries,
 // uuid_v7_min's exact boundary, and the live clock with fake clocks and real threads.
-#include <gtest/gtest.h>
-
 #include <cstring>
+#include <gtest/gtest.h>
 #include <vector>
 
 #include "core/clocks/logical_clock.hpp"
-#include "test_support.hpp"
+#include "core/generators/uuid_v7_clock.hpp"
 #include "core/layouts/uuid_v1.hpp"
 #include "core/layouts/uuid_v7.hpp"
-#include "core/generators/uuid_v7_clock.hpp"
+
+#include "test_support.hpp"
 
 using namespace idgen;
 
@@ -108,7 +108,8 @@ TEST(UuidV7, MinAtIsTheExactBoundOfDecodedTimes) {
                     Uuid u;
                     uuid_v7::encode(uuid_v7::Time{ms, f}, rb, &u);
                     const bool above = std::memcmp(u.bytes, bound.bytes, 16) >= 0;
-                    ASSERT_EQ(above, uuid_v7::unix_micros_of(uuid_v7::Time{ms, f}) >= t) << t << " " << ms << " " << f;
+                    ASSERT_EQ(above, uuid_v7::unix_micros_of(uuid_v7::Time{ms, f}) >= t)
+                        << t << " " << ms << " " << f;
                 }
             }
         }
@@ -122,9 +123,9 @@ TEST(UuidV7, MinAtIsTheExactBoundOfDecodedTimes) {
 TEST(UuidV7, LiveRandBHoldsCounterNodeAndRandomBits) {
     Uuid u;
     uuid_v7::encode(uuid_v7::Time{1, 0}, uuid_v7::live_rand_b(0x1F, 8191, ~uint64_t{0}), &u);
-    EXPECT_EQ(bits(u, 66, 1), 0u);           // live
-    EXPECT_EQ(bits(u, 67, 4), 0xFu);         // the counter's 4 bits
-    EXPECT_EQ(bits(u, 71, 13), 8191u);       // node id
+    EXPECT_EQ(bits(u, 66, 1), 0u);      // live
+    EXPECT_EQ(bits(u, 67, 4), 0xFu);    // the counter's 4 bits
+    EXPECT_EQ(bits(u, 71, 13), 8191u);  // node id
     EXPECT_EQ(bits(u, 84, 44), (uint64_t{1} << 44) - 1);
     uuid_v7::encode(uuid_v7::Time{1, 0}, uuid_v7::live_rand_b(3, 5, 0), &u);
     EXPECT_EQ(bits(u, 67, 4), 3u);
@@ -287,7 +288,8 @@ TEST(UuidV6, MinAtIsTheExactBoundOfDecodedTimes) {
         uint64_t base_ticks;
         ASSERT_TRUE(uuid_v1::ticks_from_unix_micros(base, &base_ticks).ok());
         for (uint64_t ticks = base_ticks - 20; ticks < base_ticks + 600; ticks++) {
-            for (const auto &[seq, node] : {std::pair{0, uint64_t{0}}, std::pair{uuid_v1::kMaxClockSeq, uuid_v1::kMaxNode}}) {
+            for (const auto &[seq, node] :
+                 {std::pair{0, uint64_t{0}}, std::pair{uuid_v1::kMaxClockSeq, uuid_v1::kMaxNode}}) {
                 Uuid u;
                 ASSERT_TRUE(uuid_v1::encode_v6(uuid_v1::Fields{ticks, seq, node}, &u).ok());
                 const bool above = std::memcmp(u.bytes, bound.bytes, 16) >= 0;

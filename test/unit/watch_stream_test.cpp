@@ -2,7 +2,6 @@
 // confirmation, events, messages split anywhere and several in one piece, and every way the
 // stream ends (an error object, a cancel, a compaction, an unreadable line, a line too long).
 #include <gtest/gtest.h>
-
 #include <string>
 
 #include "core/registry/watch_stream.hpp"
@@ -13,11 +12,14 @@ using idgen::registry::WatchStream;
 namespace {
 
 const std::string kCreated =
-    R"({"result":{"header":{"cluster_id":"1","member_id":"2","revision":"1","raft_term":"2"},"created":true}})" "\n";
+    R"({"result":{"header":{"cluster_id":"1","member_id":"2","revision":"1","raft_term":"2"},"created":true}})"
+    "\n";
 const std::string kPut =
-    R"({"result":{"header":{"revision":"2"},"events":[{"kv":{"key":"L2Mvbm9kZS94","mod_revision":"2","value":"MQ=="}}]}})" "\n";
+    R"({"result":{"header":{"revision":"2"},"events":[{"kv":{"key":"L2Mvbm9kZS94","mod_revision":"2","value":"MQ=="}}]}})"
+    "\n";
 const std::string kDelete =
-    R"({"result":{"header":{"revision":"4"},"events":[{"type":"DELETE","kv":{"key":"L2Mvbm9kZS94","mod_revision":"4"}}]}})" "\n";
+    R"({"result":{"header":{"revision":"4"},"events":[{"type":"DELETE","kv":{"key":"L2Mvbm9kZS94","mod_revision":"4"}}]}})"
+    "\n";
 
 WatchNews feed(WatchStream *s, const std::string &bytes) {
     WatchNews news;
@@ -35,7 +37,10 @@ TEST(WatchStream, ConfirmedThenChanges) {
     EXPECT_FALSE(n.created);
     EXPECT_TRUE(n.changed);
     EXPECT_TRUE(feed(&s, kDelete).changed);
-    EXPECT_FALSE(feed(&s, R"({"result":{"header":{"revision":"5"}}})" "\n").changed) << "a progress note is no change";
+    EXPECT_FALSE(feed(&s, R"({"result":{"header":{"revision":"5"}}})"
+                          "\n")
+                     .changed)
+        << "a progress note is no change";
 }
 
 TEST(WatchStream, MessagesSplitAnywhereAndSeveralInOnePiece) {
@@ -54,12 +59,16 @@ TEST(WatchStream, MessagesSplitAnywhereAndSeveralInOnePiece) {
 
 TEST(WatchStream, EveryEnd) {
     const std::string ends[] = {
-        R"({"error":{"grpc_code":14,"http_code":503,"message":"etcdserver: no leader","http_status":"Service Unavailable"}})" "\n",
-        R"({"result":{"header":{"revision":"9"},"canceled":true,"cancel_reason":"etcdserver: no leader"}})" "\n",
-        R"({"result":{"header":{"revision":"9"},"compact_revision":"7"}})" "\n",
+        R"({"error":{"grpc_code":14,"http_code":503,"message":"etcdserver: no leader","http_status":"Service Unavailable"}})"
+        "\n",
+        R"({"result":{"header":{"revision":"9"},"canceled":true,"cancel_reason":"etcdserver: no leader"}})"
+        "\n",
+        R"({"result":{"header":{"revision":"9"},"compact_revision":"7"}})"
+        "\n",
         "<html>502 Bad Gateway</html>\n",
         "[1,2]\n",
-        R"({"result":"created"})" "\n",
+        R"({"result":"created"})"
+        "\n",
     };
     for (const std::string &end : ends) {
         WatchStream s;
@@ -71,7 +80,9 @@ TEST(WatchStream, EveryEnd) {
         EXPECT_FALSE(feed(&s, kPut).changed) << end;
     }
     WatchStream s;
-    EXPECT_NE(feed(&s, kCreated + R"({"error":{"message":"etcdserver: no leader"}})" "\n").error.find("no leader"),
+    EXPECT_NE(feed(&s, kCreated + R"({"error":{"message":"etcdserver: no leader"}})"
+                                  "\n")
+                  .error.find("no leader"),
               std::string::npos);
 }
 

@@ -45,7 +45,9 @@ void init(Allocator *a, Entry *table, uint32_t max_keys, uint64_t per_namespace,
     clear_table(a);
 }
 
-void enable_adoption(Allocator *a, uint32_t *starts) noexcept { a->adopted_starts = starts; }
+void enable_adoption(Allocator *a, uint32_t *starts) noexcept {
+    a->adopted_starts = starts;
+}
 
 static_assert(kStartBuckets == 4096, "start_bucket takes the top 12 bits");
 
@@ -184,8 +186,7 @@ bool held_namespace(const Allocator *a, uint64_t index, uint64_t *ns) noexcept {
 
 Status hold(Allocator *a, uint64_t ns) noexcept {
     if (a->held_count == a->held_capacity)
-        return Status::error(Errc::exhausted,
-                             "one timestamp needs more than %u namespaces in this session",
+        return Status::error(Errc::exhausted, "one timestamp needs more than %u namespaces in this session",
                              a->held_capacity);
     a->held[(a->held_base + a->held_count) % a->held_capacity] = ns;
     a->held_count++;

@@ -54,18 +54,18 @@ struct Entry {
 struct Allocator {
     // Configuration, set by init().
     Entry *table;
-    uint32_t table_mask;        // cells - 1 (cells a power of two; grow() raises it)
-    uint32_t max_keys;          // keys remembered before the table is cleared
-    uint64_t per_namespace;     // positions (ids per key) in one namespace
-    uint64_t *held;             // ring: the namespace of session index n at held[n % held_capacity]
+    uint32_t table_mask;     // cells - 1 (cells a power of two; grow() raises it)
+    uint32_t max_keys;       // keys remembered before the table is cleared
+    uint64_t per_namespace;  // positions (ids per key) in one namespace
+    uint64_t *held;          // ring: the namespace of session index n at held[n % held_capacity]
     uint32_t held_capacity;
     // State.
-    uint32_t keys;              // keys in the table
-    uint64_t floor;             // where keys not in the table start
-    uint64_t high;              // one past the highest position handed out
-    uint64_t held_base;         // session index of the oldest namespace held
-    uint64_t held_count;        // namespaces held: indexes held_base .. held_base + held_count - 1
-    uint64_t clears;            // how often the table was cleared (for statistics and tests)
+    uint32_t keys;        // keys in the table
+    uint64_t floor;       // where keys not in the table start
+    uint64_t high;        // one past the highest position handed out
+    uint64_t held_base;   // session index of the oldest namespace held
+    uint64_t held_count;  // namespaces held: indexes held_base .. held_base + held_count - 1
+    uint64_t clears;      // how often the table was cleared (for statistics and tests)
     // Adopted namespaces: session index adopted_index[j] (UINT64_MAX: the cell is free) has
     // its starts at adopted_starts + j * kStartBuckets (caller's memory, kMaxAdopted arrays;
     // nullptr: this allocator never adopts).

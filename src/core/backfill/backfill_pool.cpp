@@ -71,8 +71,8 @@ static void put(PoolSlot *slot, SpaceId space, uint64_t per_namespace, uint64_t 
     std::memcpy(slot->starts, starts, sizeof slot->starts);
 }
 
-Parked pool_park(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace,
-                 uint64_t ns, const uint32_t *starts, Eviction mode) noexcept {
+Parked pool_park(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace, uint64_t ns,
+                 const uint32_t *starts, Eviction mode) noexcept {
     const uint64_t fill = fill_of(starts);
     for (uint32_t i = 0; i < count; i++)
         if (!slots[i].used) {
@@ -104,8 +104,8 @@ Parked pool_park(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_na
     return own_space ? Parked::replaced_fuller : Parked::evicted_other;
 }
 
-bool pool_adopt(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace,
-                uint64_t *ns, uint32_t *starts, bool use_starts) noexcept {
+bool pool_adopt(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace, uint64_t *ns,
+                uint32_t *starts, bool use_starts) noexcept {
     PoolSlot *best = nullptr;
     for (uint32_t i = 0; i < count; i++) {
         PoolSlot &s = slots[i];

@@ -51,7 +51,7 @@ struct PoolSlot {
     SpaceId space;
     uint64_t per_namespace;  // the layout it was parked under
     uint64_t ns;
-    uint64_t fill;           // sum of starts: how much of it is used
+    uint64_t fill;  // sum of starts: how much of it is used
     uint32_t starts[kStartBuckets];
 };
 
@@ -67,16 +67,15 @@ enum class Eviction { most_parked_space, fullest_anywhere };
 // itself when that is it. So no space is left without a parked namespace by a park while the
 // pool has at least as many slots as there are spaces: a full pool and `ns` are one namespace
 // more than there are spaces, so the space giving one up has two (pigeonhole).
-Parked pool_park(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace,
-                 uint64_t ns, const uint32_t *starts,
-                 Eviction mode = Eviction::most_parked_space) noexcept;
+Parked pool_park(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace, uint64_t ns,
+                 const uint32_t *starts, Eviction mode = Eviction::most_parked_space) noexcept;
 
 // Takes the least used parked namespace of `space` (and `per_namespace`) out of the pool into
 // *ns and `starts`; false when there is none. Parked namespaces of `space` under another
 // per_namespace (a sequencer defined again with another layout) are dropped: spent.
 // `use_starts` false is for mutation tests only (the starts are zeroed).
-bool pool_adopt(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace,
-                uint64_t *ns, uint32_t *starts, bool use_starts = true) noexcept;
+bool pool_adopt(PoolSlot *slots, uint32_t count, SpaceId space, uint64_t per_namespace, uint64_t *ns,
+                uint32_t *starts, bool use_starts = true) noexcept;
 
 // Parked namespaces of `space`.
 uint32_t pool_count(const PoolSlot *slots, uint32_t count, SpaceId space) noexcept;

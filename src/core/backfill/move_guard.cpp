@@ -8,7 +8,8 @@ static bool settled(GuardState state) noexcept {
 }
 
 Guard current_guard(const Guard &stored, bool subscription_enabled) noexcept {
-    if (stored.state == GuardState::carried && subscription_enabled) return Guard{GuardState::awaiting, stored.publisher_node};
+    if (stored.state == GuardState::carried && subscription_enabled)
+        return Guard{GuardState::awaiting, stored.publisher_node};
     return stored;
 }
 

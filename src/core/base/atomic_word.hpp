@@ -28,8 +28,7 @@ inline uint64_t atomic_fetch_add(uint64_t *word, uint64_t delta) noexcept {
 
 // On failure *expected receives the current value.
 inline bool atomic_compare_exchange(uint64_t *word, uint64_t *expected, uint64_t desired) noexcept {
-    return __atomic_compare_exchange_n(word, expected, desired, false, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
+    return __atomic_compare_exchange_n(word, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
 // A sequentially consistent fence: a store before it is seen by everyone before a load after it

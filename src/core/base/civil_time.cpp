@@ -14,7 +14,7 @@ static constexpr int64_t kDaysFrom0000_03_01To1970_01_01 = 719468;
 static void civil_from_days(int64_t days, CivilTime *out) noexcept {
     const int64_t z = days + kDaysFrom0000_03_01To1970_01_01;
     const int64_t era = floor_div(z, kDaysPerEra);
-    const int64_t doe = z - era * kDaysPerEra;                                   // 0 .. 146096
+    const int64_t doe = z - era * kDaysPerEra;                                  // 0 .. 146096
     const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // 0 .. 399
     const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // 0 .. 365
     const int64_t mp = (5 * doy + 2) / 153;                                     // 0 = March

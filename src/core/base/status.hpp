@@ -31,8 +31,7 @@ struct Status {
         return s;
     }
 
-    __attribute__((format(printf, 2, 3)))
-    static Status error(Errc code, const char *fmt, ...) noexcept;
+    __attribute__((format(printf, 2, 3))) static Status error(Errc code, const char *fmt, ...) noexcept;
 };
 
 }  // namespace idgen

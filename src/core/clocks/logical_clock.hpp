@@ -30,9 +30,9 @@ constexpr std::size_t kCacheLine = 64;
 
 struct Draw {
     enum class Outcome {
-        issued,      // position is now ours, never to be handed out again
-        ahead,       // the clock would have to run past `limit`: wait for the wall clock
-        exhausted,   // the clock would have to run past `max_position`: the id space is used up
+        issued,     // position is now ours, never to be handed out again
+        ahead,      // the clock would have to run past `limit`: wait for the wall clock
+        exhausted,  // the clock would have to run past `max_position`: the id space is used up
     };
     Outcome outcome;
     uint64_t position;  // issued: the position taken; otherwise the position that was needed

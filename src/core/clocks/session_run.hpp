@@ -38,12 +38,12 @@ constexpr uint64_t kMaxRun = 64;
 
 // One session's run; plain memory of that session, never shared.
 struct PositionRun {
-    uint64_t start = 0;  // the first position of the run (taken with one atomic add)
-    uint64_t next = 0;   // the next position to hand out; next == end: empty
-    uint64_t end = 0;    // one past the run's last position
+    uint64_t start = 0;     // the first position of the run (taken with one atomic add)
+    uint64_t next = 0;      // the next position to hand out; next == end: empty
+    uint64_t end = 0;       // one past the run's last position
     uint64_t tick_end = 0;  // the first position of the tick after next's (no division per id)
-    uint64_t size = 1;   // how many positions the next run takes (1 .. kMaxRun)
-    uint64_t epoch = 0;  // the caller's epoch when the run was taken (drop_if_raised)
+    uint64_t size = 1;      // how many positions the next run takes (1 .. kMaxRun)
+    uint64_t epoch = 0;     // the caller's epoch when the run was taken (drop_if_raised)
 };
 
 // Empties the run: the next draw takes a new one, of one position.

@@ -27,21 +27,23 @@ static constexpr uint64_t kPositionsPerMs = uint64_t{1} << kSubMillisecondBits;
 Tick next(State *state, int64_t now_unix_ms, int64_t max_lead_ms, Status *error,
           SessionRun *session) noexcept {
     if (now_unix_ms < 0 || now_unix_ms > kMaxMillis - max_lead_ms)
-        return Tick::failed_with(error, Status::error(Errc::timestamp_out_of_range,
-                                                      "the wall clock is outside the 48-bit time field of locality UUIDs"));
+        return Tick::failed_with(
+            error, Status::error(Errc::timestamp_out_of_range,
+                                 "the wall clock is outside the 48-bit time field of locality UUIDs"));
     const uint64_t floor = static_cast<uint64_t>(now_unix_ms) << kSubMillisecondBits;
-    const uint64_t limit =
-        (static_cast<uint64_t>(now_unix_ms + max_lead_ms + 1) << kSubMillisecondBits) - 1;
+    const uint64_t limit = (static_cast<uint64_t>(now_unix_ms + max_lead_ms + 1) << kSubMillisecondBits) - 1;
     uint64_t sequence;
     Draw d;
     if (session == nullptr) {
         d = draw(&state->clock, floor, limit, UINT64_MAX);
         if (d.outcome == Draw::Outcome::issued) sequence = atomic_fetch_add(&state->sequence, 1);
     } else {
-        const RunDraw r = draw_in_run(&state->clock, &session->run, floor, limit, UINT64_MAX, kPositionsPerMs);
+        const RunDraw r =
+            draw_in_run(&state->clock, &session->run, floor, limit, UINT64_MAX, kPositionsPerMs);
         d = r.draw;
         if (r.refilled)
-            session->sequence_start = atomic_fetch_add(&state->sequence, session->run.end - session->run.start);
+            session->sequence_start =
+                atomic_fetch_add(&state->sequence, session->run.end - session->run.start);
         sequence = session->sequence_start + (d.position - session->run.start);
     }
     const int64_t ms = static_cast<int64_t>(d.position >> kSubMillisecondBits);

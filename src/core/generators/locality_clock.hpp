@@ -10,9 +10,9 @@
 
 #include <cstdint>
 
+#include "core/base/status.hpp"
 #include "core/clocks/logical_clock.hpp"
 #include "core/clocks/session_run.hpp"
-#include "core/base/status.hpp"
 
 namespace idgen::locality {
 

@@ -27,13 +27,14 @@ int64_t unix_us_of(uint64_t position) noexcept {
 
 static constexpr uint64_t kTicksPerMs = 10000;
 
-Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq,
-          uint64_t node, Status *error, PositionRun *run) noexcept {
+Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq, uint64_t node,
+          Status *error, PositionRun *run) noexcept {
     const uint64_t floor = static_cast<uint64_t>(now_unix_ns / 100 + kUnixEpochTicks);
     const uint64_t limit = floor + static_cast<uint64_t>(max_lead_ms) * kTicksPerMs;
     const Draw d = draw_ordered(clock, run, floor, limit, kMaxTicks, kTicksPerMs);
     if (d.outcome == Draw::Outcome::exhausted)
-        return Next::failed_with(error, Status::error(Errc::exhausted, "the 60-bit time of version-1 UUIDs is used up"));
+        return Next::failed_with(
+            error, Status::error(Errc::exhausted, "the 60-bit time of version-1 UUIDs is used up"));
     if (d.outcome == Draw::Outcome::ahead)
         return Next::waiting(static_cast<int64_t>((d.position - floor + kTicksPerMs - 1) / kTicksPerMs));
     UuidFields f;

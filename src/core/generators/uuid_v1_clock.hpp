@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
+#include "core/base/status.hpp"
 #include "core/clocks/logical_clock.hpp"
 #include "core/clocks/session_run.hpp"
-#include "core/base/status.hpp"
 #include "core/layouts/uuid_v1.hpp"
 
 namespace idgen::uuid_v1 {
@@ -35,7 +35,7 @@ uint64_t position_after(int64_t horizon_unix_us) noexcept;
 int64_t unix_us_of(uint64_t position) noexcept;
 
 // Draws the next UUID; with `run`, from this session's run of ticks (session_run.hpp).
-Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq,
-          uint64_t node, Status *error, PositionRun *run = nullptr) noexcept;
+Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t clock_seq, uint64_t node,
+          Status *error, PositionRun *run = nullptr) noexcept;
 
 }  // namespace idgen::uuid_v1

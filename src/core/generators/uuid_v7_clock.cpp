@@ -10,7 +10,8 @@ static constexpr int kMsShift = kStepShift + 12;  // 4096 steps
 static constexpr uint64_t kPositionsPerMs = uint64_t{1} << kMsShift;
 // The last position handed out is 65,536 ms before the end of the layout, so that draws racing
 // past it (one atomic add each, logical_clock.cpp) can never wrap the 64-bit word.
-static constexpr uint64_t kMaxPosition = static_cast<uint64_t>(kMaxUnixMs - 65536) << kMsShift | (kPositionsPerMs - 1);
+static constexpr uint64_t kMaxPosition =
+    static_cast<uint64_t>(kMaxUnixMs - 65536) << kMsShift | (kPositionsPerMs - 1);
 
 static_assert(kMsShift + 48 == 64, "time, fraction and counter fill the 64-bit clock word");
 
@@ -43,17 +44,18 @@ int64_t unix_us_of(uint64_t position) noexcept {
     return unix_micros_of(time_of_step(position >> kStepShift));
 }
 
-Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t node_id,
-          uint64_t random, Status *error, PositionRun *run) noexcept {
+Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t node_id, uint64_t random,
+          Status *error, PositionRun *run) noexcept {
     const uint64_t floor = step_of_ns(now_unix_ns) << kStepShift;
     const uint64_t lead = max_lead_ms <= 0 ? 0 : static_cast<uint64_t>(max_lead_ms) * kPositionsPerMs;
     const uint64_t limit = floor + lead < floor ? UINT64_MAX : floor + lead;
     const Draw d = draw_ordered(clock, run, floor, limit, kMaxPosition, kPositionsPerMs);
     if (d.outcome == Draw::Outcome::exhausted)
-        return Next::failed_with(error, Status::error(Errc::exhausted,
-                                                      "the 48-bit millisecond of version-7 UUIDs is used up"));
+        return Next::failed_with(
+            error, Status::error(Errc::exhausted, "the 48-bit millisecond of version-7 UUIDs is used up"));
     if (d.outcome == Draw::Outcome::ahead)
-        return Next::waiting(static_cast<int64_t>((d.position - floor + kPositionsPerMs - 1) / kPositionsPerMs));
+        return Next::waiting(
+            static_cast<int64_t>((d.position - floor + kPositionsPerMs - 1) / kPositionsPerMs));
     const uint64_t step = d.position >> kStepShift;
     UuidFields f;
     encode(time_of_step(step), live_rand_b(static_cast<uint32_t>(d.position), node_id, random), &f.uuid);

@@ -8,10 +8,10 @@
 
 #include <cstdint>
 
-#include "core/clocks/logical_clock.hpp"
-#include "core/clocks/session_run.hpp"
 #include "core/base/status.hpp"
 #include "core/base/uuid.hpp"
+#include "core/clocks/logical_clock.hpp"
+#include "core/clocks/session_run.hpp"
 
 namespace idgen::uuid_v7 {
 
@@ -31,7 +31,7 @@ int64_t unix_us_of(uint64_t position) noexcept;
 // and the random bits of `random`. Fails (kind failed, reason in *error) with Errc::exhausted
 // when the 48-bit millisecond is used up (year 10889). With `run`, from this session's run of
 // positions (session_run.hpp).
-Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t node_id,
-          uint64_t random, Status *error, PositionRun *run = nullptr) noexcept;
+Next next(LogicalClock *clock, int64_t now_unix_ns, int64_t max_lead_ms, int32_t node_id, uint64_t random,
+          Status *error, PositionRun *run = nullptr) noexcept;
 
 }  // namespace idgen::uuid_v7

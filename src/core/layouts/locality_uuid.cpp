@@ -48,8 +48,7 @@ Status encode(Mode mode, const Fields &f, Uuid *out) noexcept {
 Status decode(const Uuid &u, Decoded *out) noexcept {
     const uint8_t *b = u.bytes;
     if (b[6] >> 4 != kVersion)
-        return Status::error(Errc::invalid_parameter,
-                             "not a locality UUID: its version digit is not b");
+        return Status::error(Errc::invalid_parameter, "not a locality UUID: its version digit is not b");
     out->raw_counter = static_cast<uint32_t>(get_be(b, 4));
     out->variable_counter = reverse_hex_digits(out->raw_counter);
     out->pid = static_cast<uint32_t>(get_be(b + 4, 2));
@@ -69,15 +68,15 @@ void sequential_seed_text(int64_t unix_ms, char buf[12]) noexcept {
     // The whole yyyyMMddHHmm first, then its first 11 characters, as Groupon cuts it (a
     // five-digit year would shift the cut, as it would in Java).
     char full[64];
-    std::snprintf(full, sizeof full, "%04d%02d%02d%02d%02d", static_cast<int>(t.year), t.month,
-                  t.day, t.hour, t.minute);
+    std::snprintf(full, sizeof full, "%04d%02d%02d%02d%02d", static_cast<int>(t.year), t.month, t.day, t.hour,
+                  t.minute);
     std::memcpy(buf, full, 11);
     buf[11] = '\0';
 }
 
 uint32_t sequential_start(const uint8_t md5_digest[16]) noexcept {
-    return uint32_t{md5_digest[0]} | uint32_t{md5_digest[1]} << 8 |
-           uint32_t{md5_digest[2]} << 16 | uint32_t{md5_digest[3]} << 24;
+    return uint32_t{md5_digest[0]} | uint32_t{md5_digest[1]} << 8 | uint32_t{md5_digest[2]} << 16 |
+           uint32_t{md5_digest[3]} << 24;
 }
 
 }  // namespace idgen::locality

@@ -21,9 +21,9 @@ enum class Mode { variable, sequential };
 
 struct Fields {
     uint32_t counter;
-    uint32_t pid;      // only its low 16 bits are written (the process id modulo 65,536)
-    uint64_t mac;      // only its low 28 bits are written (the MAC address's last 3.5 bytes)
-    int64_t unix_ms;   // 0 .. 2^48 - 1
+    uint32_t pid;     // only its low 16 bits are written (the process id modulo 65,536)
+    uint64_t mac;     // only its low 28 bits are written (the MAC address's last 3.5 bytes)
+    int64_t unix_ms;  // 0 .. 2^48 - 1
 };
 
 // Lays the fields out in `mode`'s counter order; Errc::timestamp_out_of_range unless

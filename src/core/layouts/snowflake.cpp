@@ -8,8 +8,8 @@ namespace idgen::snowflake {
 
 Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept {
     if (max_nodes < kMinNodes || max_nodes > kMaxNodes)
-        return Status::error(Errc::invalid_parameter, "node count %d is outside %d..%d", max_nodes,
-                             kMinNodes, kMaxNodes);
+        return Status::error(Errc::invalid_parameter, "node count %d is outside %d..%d", max_nodes, kMinNodes,
+                             kMaxNodes);
     int bits = 0;
     while ((int32_t{1} << bits) < max_nodes) bits++;
     *node_bits = bits;
@@ -33,14 +33,15 @@ bool node_fits(const Layout &layout, int32_t node) noexcept {
 
 Status check_backfill_nodes(const Layout &layout, int32_t backfill_nodes) noexcept {
     if (backfill_nodes < 0 || backfill_nodes >= layout.max_nodes())
-        return Status::error(Errc::invalid_parameter, "reserved node count %d is outside 0..%d", backfill_nodes,
-                             layout.max_nodes() - 1);
+        return Status::error(Errc::invalid_parameter, "reserved node count %d is outside 0..%d",
+                             backfill_nodes, layout.max_nodes() - 1);
     return Status::success();
 }
 
 // The id of (ms, node, counter), put together unsigned: in Width::bits64 the top bit may be set.
 static int64_t compose(const Layout &layout, uint64_t ms, uint64_t node, uint64_t counter) noexcept {
-    return static_cast<int64_t>(ms << layout.node_and_counter_bits() | node << layout.counter_bits() | counter);
+    return static_cast<int64_t>(ms << layout.node_and_counter_bits() | node << layout.counter_bits() |
+                                counter);
 }
 
 int64_t backfill_key(int64_t unix_us) noexcept {
@@ -131,12 +132,13 @@ int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) no
     return (layout.epoch_unix_ms + static_cast<int64_t>(next_free >> layout.counter_bits()) + 1) * 1000;
 }
 
-Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
-          int64_t max_lead_ms, Status *error, PositionRun *run) noexcept {
+Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
+          Status *error, PositionRun *run) noexcept {
     if (!node_fits(layout, node))
-        return Next::failed_with(error, Status::error(Errc::not_attached,
-                                                      "node id %d does not fit in the sequencer's %d node bits",
-                                                      node, layout.node_bits));
+        return Next::failed_with(
+            error,
+            Status::error(Errc::not_attached, "node id %d does not fit in the sequencer's %d node bits", node,
+                          layout.node_bits));
     const int cb = layout.counter_bits();
     const int64_t now_ms = floor_div(now_unix_us, 1000) - layout.epoch_unix_ms;
     const int64_t limit_ms = now_ms + max_lead_ms;
@@ -149,8 +151,9 @@ Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_u
     const Draw d = draw_ordered(clock, run, floor, limit, max_position, uint64_t{1} << cb);
     const int64_t ms = static_cast<int64_t>(d.position >> cb);
     if (d.outcome == Draw::Outcome::exhausted)
-        return Next::failed_with(error, Status::error(Errc::exhausted,
-                                                      "the sequencer's 41-bit time field is used up (epoch + 69.7 years)"));
+        return Next::failed_with(
+            error, Status::error(Errc::exhausted,
+                                 "the sequencer's 41-bit time field is used up (epoch + 69.7 years)"));
     if (d.outcome == Draw::Outcome::ahead) return Next::waiting(ms - now_ms);
     const uint64_t counter = d.position & ((uint64_t{1} << cb) - 1);
     const IdFields f{compose(layout, static_cast<uint64_t>(ms), static_cast<uint64_t>(node), counter),
@@ -183,7 +186,7 @@ Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_u
 Next next_in_generation(LogicalClock *clock, const uint64_t *generation, uint64_t bound_generation,
                         const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
                         Status *error, PositionRun *run) noexcept {
-    Next out = next(clock, layout, node, now_unix_us, max_lead_ms, error, run);  // (1)
+    Next out = next(clock, layout, node, now_unix_us, max_lead_ms, error, run);           // (1)
     if (out.kind == Next::Kind::issued && atomic_load(generation) != bound_generation) {  // (2)
         out = Next{};
         out.kind = Next::Kind::retired;
@@ -192,8 +195,8 @@ Next next_in_generation(LogicalClock *clock, const uint64_t *generation, uint64_
 }
 
 int64_t retire(LogicalClock *clock, uint64_t *generation, const Layout &layout) noexcept {
-    atomic_fetch_add(generation, 1);                // (a): no draw checked after this keeps its id
-    return issued_bound_unix_us(layout, *clock);    // (b): covers every draw checked before it
+    atomic_fetch_add(generation, 1);              // (a): no draw checked after this keeps its id
+    return issued_bound_unix_us(layout, *clock);  // (b): covers every draw checked before it
 }
 
 }  // namespace idgen::snowflake

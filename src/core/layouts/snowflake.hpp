@@ -1,17 +1,17 @@
 // Snowflake ids (Twitter's scheme, as snowcast and idgen lay it out): a 64-bit integer of 41
 // bits of milliseconds since the sequencer's epoch, log2(max_nodes) bits of node id and the
-// remaining bits a per-millisecond counter. max_nodes is a power of two from 128 to 8192 (as in snowcast). By default the sign bit
-// stays 0, so 15 down to 9 counter bits (32,768 down to 512 ids per millisecond per node);
-// Width::bits64 is snowcast's exact layout, one counter bit more and the top bit used. The
-// generator is a LogicalClock whose positions are (milliseconds << counter_bits | counter);
-// the node id sits between the two in the id.
+// remaining bits a per-millisecond counter. max_nodes is a power of two from 128 to 8192 (as in snowcast). By
+// default the sign bit stays 0, so 15 down to 9 counter bits (32,768 down to 512 ids per millisecond per
+// node); Width::bits64 is snowcast's exact layout, one counter bit more and the top bit used. The generator
+// is a LogicalClock whose positions are (milliseconds << counter_bits | counter); the node id sits between
+// the two in the id.
 #pragma once
 
 #include <cstdint>
 
+#include "core/base/status.hpp"
 #include "core/clocks/logical_clock.hpp"
 #include "core/clocks/session_run.hpp"
-#include "core/base/status.hpp"
 
 namespace idgen::snowflake {
 
@@ -96,8 +96,8 @@ using Next = Drawn<IdFields>;
 // `max_lead_ms` ahead of it. Failures (kind failed, reason in *error): the node does not fit
 // (not_attached), the time field is used up (exhausted). With `run`, from this session's run of
 // positions (session_run.hpp).
-Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us,
-          int64_t max_lead_ms, Status *error, PositionRun *run = nullptr) noexcept;
+Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
+          Status *error, PositionRun *run = nullptr) noexcept;
 
 // A sequencer's clock in shared memory can be retired (the sequencer dropped) while other
 // processes draw from it. `generation` is a word that changes when the clock is retired (and

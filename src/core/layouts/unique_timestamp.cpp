@@ -23,8 +23,8 @@ int32_t max_host(const Layout &l) noexcept {
 Status check_host(const Layout &l, int32_t host) noexcept {
     if (host < 0 || host >= unit_ns(l))
         return Status::error(Errc::not_attached,
-                             "host id %d does not fit in the %d decimal digits of a unique timestamp",
-                             host, l.host_digits);
+                             "host id %d does not fit in the %d decimal digits of a unique timestamp", host,
+                             l.host_digits);
     return Status::success();
 }
 
@@ -36,8 +36,8 @@ static uint64_t lead_positions(int64_t max_lead_ms, int64_t unit) noexcept {
     return static_cast<uint64_t>(max_lead_ms * kNanosPerMilli / unit);
 }
 
-Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_ns,
-          int64_t max_lead_ms, Status *error, PositionRun *run) noexcept {
+Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_ns, int64_t max_lead_ms,
+          Status *error, PositionRun *run) noexcept {
     const Status fits = check_host(l, host);
     if (!fits.ok()) return Next::failed_with(error, fits);
     const int64_t unit = unit_ns(l);
@@ -46,11 +46,12 @@ Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_n
     const uint64_t max_position = static_cast<uint64_t>((INT64_MAX - host) / unit);
 
     const uint64_t per_ms = static_cast<uint64_t>(kNanosPerMilli / unit);
-    const Draw d = draw_ordered(clock, run, floor, floor + lead_positions(max_lead_ms, unit), max_position, per_ms);
+    const Draw d =
+        draw_ordered(clock, run, floor, floor + lead_positions(max_lead_ms, unit), max_position, per_ms);
     if (d.outcome == Draw::Outcome::exhausted)
         return Next::failed_with(error, Status::error(Errc::exhausted,
-                                           "unique timestamps are used up (int64 nanoseconds "
-                                           "end at 2262-04-11 23:47:16 UTC)"));
+                                                      "unique timestamps are used up (int64 nanoseconds "
+                                                      "end at 2262-04-11 23:47:16 UTC)"));
     if (d.outcome == Draw::Outcome::ahead) {
         // d.position <= max_position, so its start fits in int64 and lies after now_ns.
         const int64_t ahead_ns = static_cast<int64_t>(d.position) * unit - now_ns;
@@ -80,11 +81,10 @@ int32_t host_of(const Layout &l, int64_t value) noexcept {
 }
 
 Status format(int64_t value, char buf[30]) noexcept {
-    if (value < 0)
-        return Status::error(Errc::value_out_of_range, "a unique timestamp is never negative");
+    if (value < 0) return Status::error(Errc::value_out_of_range, "a unique timestamp is never negative");
     const CivilTime t = civil_from_unix_seconds(value / kNanosPerSecond);
-    std::snprintf(buf, 30, "%04d-%02d-%02dT%02d:%02d:%02d.%09d", static_cast<int>(t.year), t.month,
-                  t.day, t.hour, t.minute, t.second, static_cast<int>(value % kNanosPerSecond));
+    std::snprintf(buf, 30, "%04d-%02d-%02dT%02d:%02d:%02d.%09d", static_cast<int>(t.year), t.month, t.day,
+                  t.hour, t.minute, t.second, static_cast<int>(value % kNanosPerSecond));
     return Status::success();
 }
 

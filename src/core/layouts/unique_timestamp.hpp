@@ -7,9 +7,9 @@
 
 #include <cstdint>
 
+#include "core/base/status.hpp"
 #include "core/clocks/logical_clock.hpp"
 #include "core/clocks/session_run.hpp"
-#include "core/base/status.hpp"
 
 namespace idgen::unique_ts {
 
@@ -37,8 +37,8 @@ using Next = Drawn<ValueFields>;
 // counts as 1970), running at most `max_lead_ms` (>= 0) ahead of it. Failures (kind failed,
 // reason in *error): the host does not fit (not_attached), int64 nanoseconds are used up
 // (exhausted, in 2262). With `run`, from this session's run of positions (session_run.hpp).
-Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_ns,
-          int64_t max_lead_ms, Status *error, PositionRun *run = nullptr) noexcept;
+Next next(LogicalClock *clock, const Layout &l, int32_t host, int64_t now_unix_ns, int64_t max_lead_ms,
+          Status *error, PositionRun *run = nullptr) noexcept;
 
 // The first position whose unit starts at or after the horizon, so that no value drawn from
 // it can be <= any value that ended by the horizon.

@@ -9,8 +9,7 @@ namespace idgen::uuid_v1 {
 
 Status ticks_from_unix_micros(int64_t unix_micros, uint64_t *ticks) noexcept {
     if (unix_micros < kMinUnixMicros || unix_micros > kMaxUnixMicros)
-        return Status::error(Errc::timestamp_out_of_range,
-                             "timestamp out of range for a version-1 UUID");
+        return Status::error(Errc::timestamp_out_of_range, "timestamp out of range for a version-1 UUID");
     *ticks = static_cast<uint64_t>(unix_micros * 10 + kUnixEpochTicks);
     return Status::success();
 }
@@ -22,13 +21,11 @@ int64_t unix_micros_from_ticks(uint64_t ticks) noexcept {
 
 static Status check_fields(const Fields &f) noexcept {
     if (f.ticks > kMaxTicks)
-        return Status::error(Errc::timestamp_out_of_range,
-                             "timestamp out of range for a version-1 UUID");
+        return Status::error(Errc::timestamp_out_of_range, "timestamp out of range for a version-1 UUID");
     if (f.clock_seq < 0 || f.clock_seq > kMaxClockSeq)
-        return Status::error(Errc::value_out_of_range,
-                             "clock sequence %d is out of range 0..%d", f.clock_seq, kMaxClockSeq);
-    if (f.node > kMaxNode)
-        return Status::error(Errc::value_out_of_range, "node does not fit in 48 bits");
+        return Status::error(Errc::value_out_of_range, "clock sequence %d is out of range 0..%d", f.clock_seq,
+                             kMaxClockSeq);
+    if (f.node > kMaxNode) return Status::error(Errc::value_out_of_range, "node does not fit in 48 bits");
     return Status::success();
 }
 
@@ -78,8 +75,8 @@ bool decode(const Uuid &u, Fields *out) noexcept {
     if (uuid_version(u) != 1) return false;
     const uint8_t *b = u.bytes;
     out->ticks = (uint64_t{b[6]} & 0x0F) << 56 | uint64_t{b[7]} << 48 | uint64_t{b[4]} << 40 |
-                 uint64_t{b[5]} << 32 | uint64_t{b[0]} << 24 | uint64_t{b[1]} << 16 |
-                 uint64_t{b[2]} << 8 | uint64_t{b[3]};
+                 uint64_t{b[5]} << 32 | uint64_t{b[0]} << 24 | uint64_t{b[1]} << 16 | uint64_t{b[2]} << 8 |
+                 uint64_t{b[3]};
     get_clock_seq_and_node(b, out);
     return true;
 }

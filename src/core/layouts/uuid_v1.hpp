@@ -28,9 +28,9 @@ constexpr int64_t kMinUnixMicros = -kUnixEpochTicks / 10;
 constexpr int64_t kMaxUnixMicros = (static_cast<int64_t>(kMaxTicks) - kUnixEpochTicks) / 10;
 
 struct Fields {
-    uint64_t ticks;      // 0 .. kMaxTicks
-    int32_t clock_seq;   // 0 .. kMaxClockSeq (signed, so that callers pass any int and get the check)
-    uint64_t node;       // 0 .. kMaxNode
+    uint64_t ticks;     // 0 .. kMaxTicks
+    int32_t clock_seq;  // 0 .. kMaxClockSeq (signed, so that callers pass any int and get the check)
+    uint64_t node;      // 0 .. kMaxNode
 };
 
 // Ticks for a Unix time in microseconds (sub-microsecond ticks zero);

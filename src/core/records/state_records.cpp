@@ -12,8 +12,8 @@ HorizonRecord horizon_record(int64_t horizon_unix_us) {
 }
 
 LeaseRecord lease_record(const backfill::LeaseSpace &space, const backfill::LeaseState &state) {
-    return LeaseRecord{static_cast<uint32_t>(space.kind), space.database, space.key,
-                       state.next, state.bound, state.step};
+    return LeaseRecord{
+        static_cast<uint32_t>(space.kind), space.database, space.key, state.next, state.bound, state.step};
 }
 
 template <typename Layout>

@@ -41,7 +41,8 @@ struct LeaseRecord {
     uint32_t bound;
     uint32_t step;
 };
-static_assert(sizeof(LeaseRecord) == 32 && offsetof(LeaseRecord, next) == 16 && offsetof(LeaseRecord, step) == 28,
+static_assert(sizeof(LeaseRecord) == 32 && offsetof(LeaseRecord, next) == 16 &&
+                  offsetof(LeaseRecord, step) == 28,
               "the lease record's layout of 0.6.0 is fixed");
 
 // The same, as 0.5.0 wrote it: no offset bound yet (read as bound 0, step 0: nothing to raise).
@@ -57,9 +58,9 @@ static_assert(sizeof(LeaseRecordV1) == 24 && offsetof(LeaseRecordV1, next) == 16
 // A record read back: one of the two types.
 struct StateRecord {
     uint8_t info;
-    int64_t horizon_unix_us;       // kHorizonInfo
-    backfill::LeaseSpace space;    // kLeaseInfo
-    backfill::LeaseState state;    // kLeaseInfo
+    int64_t horizon_unix_us;     // kHorizonInfo
+    backfill::LeaseSpace space;  // kLeaseInfo
+    backfill::LeaseState state;  // kLeaseInfo
 };
 
 enum class Read { ok, unknown_type, unknown_length };

@@ -66,8 +66,8 @@ public:
 
 private:
     bool watching_ = false;
-    int64_t next_ns_ = 0;               // the first look at once
-    int64_t last_ns_ = -kMinGapNs;      // when the last look ended
+    int64_t next_ns_ = 0;           // the first look at once
+    int64_t last_ns_ = -kMinGapNs;  // when the last look ended
 };
 
 }  // namespace idgen::registry

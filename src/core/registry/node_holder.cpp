@@ -9,7 +9,8 @@
 
 namespace idgen::registry {
 
-NodeHolder::NodeHolder(RegistryStore &store, ServerSide &server_side, const Registration &registration, int pools)
+NodeHolder::NodeHolder(RegistryStore &store, ServerSide &server_side, const Registration &registration,
+                       int pools)
     : claims(static_cast<size_t>(pools)), store_(store), side_(server_side), reg_(registration) {}
 
 // Withdrawn from the generators first; then the horizon lowered to what was really issued under
@@ -59,8 +60,9 @@ bool NodeHolder::advance(int64_t at_least) {
     for (int i = -1; i < static_cast<int>(claims.size()); i++)
         if (held_of(i).held) held_pools.push_back(i);
     for (size_t start = 0; start < held_pools.size(); start += kMaxTxnKeys) {
-        const std::vector<int> chunk(held_pools.begin() + static_cast<long>(start),
-                                     held_pools.begin() + static_cast<long>(std::min(held_pools.size(), start + kMaxTxnKeys)));
+        const std::vector<int> chunk(
+            held_pools.begin() + static_cast<long>(start),
+            held_pools.begin() + static_cast<long>(std::min(held_pools.size(), start + kMaxTxnKeys)));
         std::vector<std::string> guards, keys;
         for (int i : chunk) {
             guards.push_back(held_of(i).node_key);
@@ -131,7 +133,8 @@ bool NodeHolder::claim_node(int i, int32_t live, int32_t only) {
             return false;
         }
         int64_t last = 0;
-        if (found && (!parse_int64(stored, &last) || last < 0)) {  // never guess below a horizon we cannot read
+        if (found &&
+            (!parse_int64(stored, &last) || last < 0)) {  // never guess below a horizon we cannot read
             side_.note_error("node id " + h.node_key + " has an unreadable horizon \"" + stored + "\"");
             release(i, ClaimState::detached);
             continue;
@@ -157,7 +160,8 @@ bool NodeHolder::store_first_horizon(const Held &h, int64_t last) {
     bool stored_ok = false;
     if (needs_advance(published, side_.generator_now_us(), side_.reserve_us())) {
         stored_ok = advance(std::max(last, published));
-    } else if (!store_.put_if(h.node_key, reg_.identity, h.horizon_key, std::to_string(published), &stored_ok)) {
+    } else if (!store_.put_if(h.node_key, reg_.identity, h.horizon_key, std::to_string(published),
+                              &stored_ok)) {
         side_.note_error("storing the registry horizon");
         stored_ok = false;
     }

@@ -21,7 +21,8 @@ static const char *url_problem(const char *begin, const char *end) noexcept {
     const char *host = begin + scheme;
     const char *p = host;
     while (p < end && *p != '/') {
-        if (!authority_char(*p)) return "An endpoint's host and port may hold letters, digits and . - _ : [ ] % only.";
+        if (!authority_char(*p))
+            return "An endpoint's host and port may hold letters, digits and . - _ : [ ] % only.";
         p++;
     }
     if (p == host) return "An endpoint has no host after its scheme.";

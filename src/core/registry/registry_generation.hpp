@@ -35,17 +35,17 @@ namespace idgen::registry {
 
 // What a server remembers, durably, of the registry it works with.
 struct Remembered {
-    std::string token;    // the generation it works under ("" before its first)
-    std::string episode;  // the forgotten episode it waits in and seeded for ("" when none)
-    int64_t revision = 0; // the highest revision etcd showed it under `token`
+    std::string token;     // the generation it works under ("" before its first)
+    std::string episode;   // the forgotten episode it waits in and seeded for ("" when none)
+    int64_t revision = 0;  // the highest revision etcd showed it under `token`
 };
 
 enum class Verdict {
-    create,       // no generation yet and none remembered: make one
-    join,         // a generation to work under (new to this server, or rebuilt with it)
-    same,         // the generation it works under, nothing lost
-    noticed,      // this server sees a loss: mark the registry forgotten
-    forgotten,    // the registry is marked forgotten (episode): seed, and wait in it
+    create,     // no generation yet and none remembered: make one
+    join,       // a generation to work under (new to this server, or rebuilt with it)
+    same,       // the generation it works under, nothing lost
+    noticed,    // this server sees a loss: mark the registry forgotten
+    forgotten,  // the registry is marked forgotten (episode): seed, and wait in it
 };
 
 struct Judgement {

@@ -28,7 +28,8 @@ inline bool issuable(int64_t end_unix_us, int64_t published_unix_us) noexcept {
 
 // Whether the published horizon should move: less than half the reserve is left above the
 // generators' time (the later of the wall clock and the lead floor).
-inline bool needs_advance(int64_t published_unix_us, int64_t generator_now_unix_us, int64_t reserve_us) noexcept {
+inline bool needs_advance(int64_t published_unix_us, int64_t generator_now_unix_us,
+                          int64_t reserve_us) noexcept {
     return published_unix_us - generator_now_unix_us < reserve_us / 2;
 }
 

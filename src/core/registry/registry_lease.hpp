@@ -42,7 +42,10 @@ public:
 
     // The lease is gone (revoked, or the registry no longer knows it): detached for good; the
     // node ids must be claimed again under a new lease.
-    void lost() noexcept { deadline_ns_ = 0; ttl_ms_ = 0; }
+    void lost() noexcept {
+        deadline_ns_ = 0;
+        ttl_ms_ = 0;
+    }
 
     // Whether ids may be handed out under the lease at monotonic time now_ns.
     bool held(int64_t now_ns) const noexcept { return now_ns < deadline_ns_; }

@@ -24,8 +24,8 @@ bool holds(const json &value, const json &definition) {
 
 }  // namespace
 
-RegisterResult register_definition(RegistryStore &store, const std::string &key, const std::string &definition_text,
-                                   bool create) {
+RegisterResult register_definition(RegistryStore &store, const std::string &key,
+                                   const std::string &definition_text, bool create) {
     const json definition = json::parse(definition_text, nullptr, false);
     if (definition.is_discarded()) return {Registered::failed, "bad definition " + definition_text};
     const std::string active = stored_value(definition, "active").dump();
@@ -60,7 +60,8 @@ bool destroy_definition(RegistryStore &store, const std::string &key, const std:
     if (found && ours && readable && !is_destroyed(cur)) {
         bool done = false;
         std::string seen;
-        if (!store.swap(key, current, false, stored_value(cur.at("definition"), "destroyed").dump(), &done, &seen))
+        if (!store.swap(key, current, false, stored_value(cur.at("definition"), "destroyed").dump(), &done,
+                        &seen))
             return false;
         if (!done) return false;  // changed meanwhile: again next round
     }

@@ -29,8 +29,8 @@ struct RegisterResult {
 
 // Registers `definition` (JSON text) under key; `create`: a destroyed definition may be defined
 // anew. A swap that lost to another server's write is tried again, three times in all.
-RegisterResult register_definition(RegistryStore &store, const std::string &key, const std::string &definition,
-                                        bool create);
+RegisterResult register_definition(RegistryStore &store, const std::string &key,
+                                   const std::string &definition, bool create);
 
 // Marks the definition under key destroyed if it is `dropped` (JSON text; "" for whichever is
 // there) and active. True when done or when there was nothing of it to destroy; false when the

@@ -17,7 +17,8 @@ bool flag(const json &j, const char *name) {
 bool compacted(const json &result) {
     const auto it = result.find("compact_revision");
     if (it == result.end()) return false;
-    if (it->is_string()) return !it->get_ref<const std::string &>().empty() && it->get_ref<const std::string &>() != "0";
+    if (it->is_string())
+        return !it->get_ref<const std::string &>().empty() && it->get_ref<const std::string &>() != "0";
     return it->is_number() && it->get<double>() != 0;
 }
 

@@ -7,12 +7,13 @@
 #include "core/backfill/backfill_allocator.hpp"
 #include "core/backfill/backfill_pool.hpp"
 #include "core/backfill/session_lru.hpp"
-#include "pg/leases/backfill_pool.hpp"
-#include "pg/leases/backfill_shared.hpp"
-#include "pg/moves/carried_state.hpp"
+
 #include "pg/backfill/cluster_backfill.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/settings.hpp"
+#include "pg/leases/backfill_pool.hpp"
+#include "pg/leases/backfill_shared.hpp"
+#include "pg/moves/carried_state.hpp"
 #include "pg/moves/subscription_guard.hpp"
 
 extern "C" {
@@ -78,7 +79,8 @@ static SessionAllocator *allocator_for(SharedState *shared, const LeaseSpace &sp
     }
     if (context == nullptr) {
         context = AllocSetContextCreate(TopMemoryContext, "idgen backfill", ALLOCSET_DEFAULT_SIZES);
-        park_buffer = static_cast<uint32_t *>(MemoryContextAlloc(context, sizeof(uint32_t) * backfill::kStartBuckets));
+        park_buffer =
+            static_cast<uint32_t *>(MemoryContextAlloc(context, sizeof(uint32_t) * backfill::kStartBuckets));
     }
     if (!exit_callback_registered) {
         before_shmem_exit(park_at_exit, 0);
@@ -113,7 +115,7 @@ static bool wait_for_parked(SessionAllocator *s, int waited_ms) {
     // it (the ending session parks, then stops counting it, so both can be seen at once).
     const SpaceCounts c = space_counts(backfill_shared(), s->space);
     if (c.in_use == 0 && c.pooled == 0) return false;
-    (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
+    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
     CHECK_FOR_INTERRUPTS();
     return true;
@@ -131,16 +133,19 @@ static void hold_next(SessionAllocator *s, const char *what) {
     uint32_t start = 0;
     bool adopted = false;
     for (int waited_ms = 0;; waited_ms++) {
-        if (backfill::can_adopt(a) && adopt_parked(backfill_shared(), s->space, a->per_namespace, &ns, park_buffer)) {
+        if (backfill::can_adopt(a) &&
+            adopt_parked(backfill_shared(), s->space, a->per_namespace, &ns, park_buffer)) {
             adopted = true;
             break;
         }
-        if (cluster != nullptr ? cluster_lease_namespace(backfill_shared(), cluster, s->space, s->limit, s->per_local, what, &ns)
+        if (cluster != nullptr ? cluster_lease_namespace(backfill_shared(), cluster, s->space, s->limit,
+                                                         s->per_local, what, &ns)
                                : lease_namespace(backfill_shared(), s->space, s->limit, what, &ns))
             break;
         // Recycling counts on the server's table holding only its own namespaces: in cluster
         // mode it counts every server's (cluster_backfill.hpp).
-        if (cluster == nullptr && backfill::can_adopt(a) && recycle_namespace(backfill_shared(), s->space, &ns, &start)) {
+        if (cluster == nullptr && backfill::can_adopt(a) &&
+            recycle_namespace(backfill_shared(), s->space, &ns, &start)) {
             for (uint32_t b = 0; b < backfill::kStartBuckets; b++) park_buffer[b] = start;
             adopted = true;
             break;
@@ -187,7 +192,8 @@ BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t
     while (!backfill::try_take(&s->alloc, key, &t)) hold_next(s, what);
     // The bound covers every offset handed out, before the id is (backfill_leases.hpp).
     if (t.offset >= s->known_bound) {
-        const uint32_t bound = ensure_lease_bound(backfill_shared(), space, t.offset, bound_step(per_namespace), what);
+        const uint32_t bound =
+            ensure_lease_bound(backfill_shared(), space, t.offset, bound_step(per_namespace), what);
         carry_lease(state, space, lease_state(backfill_shared(), space), what);
         s->known_bound = bound;  // only once both are durable: an error above leaves it to the next draw
     }

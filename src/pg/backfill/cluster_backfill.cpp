@@ -35,11 +35,13 @@ static BatchCell *cell_locked(ClusterShared *c, const LeaseSpace &space, uint64_
     BatchCell *cell = free_cell != nullptr ? free_cell : idle_cell;
     if (cell == nullptr) {
         LWLockRelease(c->lock);
-        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                        errmsg("%s: idgen leases namespaces of at most %d id spaces from the registry at once", what,
-                               kBatchSpaces)));
+        ereport(ERROR,
+                (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                 errmsg("%s: idgen leases namespaces of at most %d id spaces from the registry at once", what,
+                        kBatchSpaces)));
     }
-    *cell = BatchCell{static_cast<uint32_t>(space.kind), space.key, limit, per_local, 0, 0, 0, 0, false, 0, 0};
+    *cell =
+        BatchCell{static_cast<uint32_t>(space.kind), space.key, limit, per_local, 0, 0, 0, 0, false, 0, 0};
     return cell;
 }
 
@@ -99,9 +101,11 @@ bool cluster_lease_namespace(BackfillShared *s, ClusterShared *c, const LeaseSpa
                 char error[kErrorText];
                 strlcpy(error, c->last_error, sizeof error);
                 LWLockRelease(c->lock);
-                ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                                errmsg("%s: no namespace could be leased from the registry within idgen.max_wait", what),
-                                errdetail("The registry worker's last error: %s", error[0] ? error : "none")));
+                ereport(
+                    ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("%s: no namespace could be leased from the registry within idgen.max_wait", what),
+                     errdetail("The registry worker's last error: %s", error[0] ? error : "none")));
             }
             (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
             ResetLatch(MyLatch);

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "pg/leases/backfill_leases.hpp"
 #include "pg/cluster/cluster_shared.hpp"
+#include "pg/leases/backfill_leases.hpp"
 
 namespace idgen::pg {
 

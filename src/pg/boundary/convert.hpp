@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/base/uuid.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
 
 namespace idgen::pg {
@@ -31,8 +32,8 @@ inline TimestampTz timestamptz_from_unix_micros(int64_t unix_micros) {
 }
 
 inline uint64_t node_from_macaddr(const macaddr *m) {
-    return uint64_t{m->a} << 40 | uint64_t{m->b} << 32 | uint64_t{m->c} << 24 |
-           uint64_t{m->d} << 16 | uint64_t{m->e} << 8 | uint64_t{m->f};
+    return uint64_t{m->a} << 40 | uint64_t{m->b} << 32 | uint64_t{m->c} << 24 | uint64_t{m->d} << 16 |
+           uint64_t{m->e} << 8 | uint64_t{m->f};
 }
 
 inline macaddr *macaddr_from_node(uint64_t node) {

@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "core/base/status.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
 
 namespace idgen::pg {
@@ -13,7 +14,8 @@ namespace idgen::pg {
 // The core describes the condition and names no SQL function, argument or setting; where the
 // condition is about one, the caller names it as `subject` (the message's prefix), and may add a
 // hint.
-[[noreturn]] void raise_error(const Status &status, const char *subject = nullptr, const char *hint = nullptr);
+[[noreturn]] void raise_error(const Status &status, const char *subject = nullptr,
+                              const char *hint = nullptr);
 
 // raise_error unless the status is ok.
 inline void check(const Status &status, const char *subject = nullptr, const char *hint = nullptr) {
@@ -22,6 +24,7 @@ inline void check(const Status &status, const char *subject = nullptr, const cha
 
 // For generators that take arguments, where a NULL is a mistake and never means a NULL id:
 // 22004 naming the first NULL argument (names in argument order).
-void refuse_null_arguments(FunctionCallInfo fcinfo, const char *what, std::initializer_list<const char *> names);
+void refuse_null_arguments(FunctionCallInfo fcinfo, const char *what,
+                           std::initializer_list<const char *> names);
 
 }  // namespace idgen::pg

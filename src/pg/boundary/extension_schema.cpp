@@ -23,8 +23,9 @@ Oid extension_schema(FunctionCallInfo fcinfo) {
     ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(ext));
     SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, nullptr, 1, &key);
     HeapTuple tuple = systable_getnext(scan);
-    const Oid schema = HeapTupleIsValid(tuple) ? reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple))->extnamespace
-                                               : InvalidOid;
+    const Oid schema = HeapTupleIsValid(tuple)
+                           ? reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple))->extnamespace
+                           : InvalidOid;
     systable_endscan(scan);
     table_close(rel, AccessShareLock);
     return schema;

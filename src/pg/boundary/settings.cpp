@@ -2,14 +2,15 @@
 // identity are fixed at server start; the timing bounds can be changed by a superuser.
 #include "pg/boundary/settings.hpp"
 
-#include <cstdint>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 
 #include "core/backfill/uuid_v1_backfill.hpp"
 #include "core/base/mac_address.hpp"
 #include "core/layouts/snowflake.hpp"
 #include "core/registry/registry_endpoints.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
@@ -130,9 +131,10 @@ static void define_server_settings() {
         "-1 (the default) means none: generators that need a node id refuse to generate. With "
         "idgen.registry, the node id this server holds in etcd as its own (-1: the lowest free one).",
         &node_id, -1, kNodeId.min, kNodeId.max, PGC_POSTMASTER, kNodeId.flags, nullptr, nullptr, nullptr);
-    DefineCustomIntVariable(
-        kMaxSequencers.name, "How many Snowflake sequencers can be in use at once (server-wide).",
-        nullptr, &max_sequencers, 64, kMaxSequencers.min, kMaxSequencers.max, PGC_POSTMASTER, kMaxSequencers.flags, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(kMaxSequencers.name,
+                            "How many Snowflake sequencers can be in use at once (server-wide).", nullptr,
+                            &max_sequencers, 64, kMaxSequencers.min, kMaxSequencers.max, PGC_POSTMASTER,
+                            kMaxSequencers.flags, nullptr, nullptr, nullptr);
     DefineCustomStringVariable(
         "idgen.uuid_node", "The node of uuid_v1(): 'random', 'mac' or a MAC address.",
         "'random' (the default) is a random multicast node made once per data directory, so no "
@@ -143,7 +145,8 @@ static void define_server_settings() {
         "Empty (the default): the first network interface's address, or zeros if there is none.",
         &locality_mac, "", PGC_POSTMASTER, 0, check_locality_mac, nullptr, nullptr);
     DefineCustomIntVariable(
-        kUniqueTimestampDigits.name, "How many last decimal digits of unique_timestamp() carry idgen.node_id.",
+        kUniqueTimestampDigits.name,
+        "How many last decimal digits of unique_timestamp() carry idgen.node_id.",
         "2: 100 servers at 100 ns resolution (Chronicle's default); 3: 1,000 servers at 1 microsecond.",
         &unique_timestamp_digits, 2, kUniqueTimestampDigits.min, kUniqueTimestampDigits.max, PGC_POSTMASTER,
         kUniqueTimestampDigits.flags, nullptr, nullptr, nullptr);
@@ -167,7 +170,8 @@ static void define_generator_settings() {
         "before it was asked for, server-wide; one atomic operation on a shared word per id.",
         &ordering, kOrderingSession, orderings, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
-        "idgen.backfill_timestamps", "How many distinct timestamps a session remembers per id space for uuid_v1_at and snowflake_at.",
+        "idgen.backfill_timestamps",
+        "How many distinct timestamps a session remembers per id space for uuid_v1_at and snowflake_at.",
         "Memory per id space in use is about 32 bytes times this (rounded up to a power of two). "
         "When the table is full it is forgotten and counting goes on above everything handed out, "
         "so a smaller table only uses more of the id space, never repeats an id.",
@@ -178,23 +182,24 @@ static void define_generator_settings() {
         "clock up to this bound; past it, calls wait for the clock.",
         &max_lead_ms, 5000, 0, 24 * 3600 * 1000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
-        "idgen.max_adopted_lead", "How far ahead of the wall clock a moved database's horizon may be adopted.",
+        "idgen.max_adopted_lead",
+        "How far ahead of the wall clock a moved database's horizon may be adopted.",
         "A restored database, or a publisher whose state is taken over, brings the time its ids may "
         "reach; every generator of this server moves above it. One further ahead than this is refused "
         "(55000) instead of dating every id that far ahead.",
         &max_adopted_lead_s, 600, 60, INT_MAX, PGC_SUSET, GUC_UNIT_S, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("idgen.max_wait", "How long a call may wait for the wall clock before it fails.",
+                            nullptr, &max_wait_ms, 1000, 0, 600 * 1000, PGC_SUSET, GUC_UNIT_MS, nullptr,
+                            nullptr, nullptr);
     DefineCustomIntVariable(
-        "idgen.max_wait", "How long a call may wait for the wall clock before it fails.",
-        nullptr, &max_wait_ms, 1000, 0, 600 * 1000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr,
-        nullptr);
-    DefineCustomIntVariable(
-        kFailoverMargin.name, "How far above the replayed state a promoted standby or a restored backup starts its ids.",
+        kFailoverMargin.name,
+        "How far above the replayed state a promoted standby or a restored backup starts its ids.",
         "WAL that never reached this server (asynchronous replication, an unarchived last segment) "
         "may have covered ids up to this far above what it replayed; with a margin, every lease "
         "space of retrospective ids also skips one namespace. 0 is exact with synchronous "
         "replication.",
-        &failover_margin_ms, 10000, kFailoverMargin.min, kFailoverMargin.max, PGC_SIGHUP, kFailoverMargin.flags,
-        nullptr, nullptr, nullptr);
+        &failover_margin_ms, 10000, kFailoverMargin.min, kFailoverMargin.max, PGC_SIGHUP,
+        kFailoverMargin.flags, nullptr, nullptr, nullptr);
 }
 
 // Cluster mode (fixed at server start, defined only while preloading).
@@ -208,15 +213,14 @@ static void define_registry_settings() {
         &registry, "", PGC_POSTMASTER, 0, check_registry, nullptr, nullptr);
     DefineCustomStringVariable(
         "idgen.registry_cluster", "The name of this idgen cluster in etcd: the prefix of every key.",
-        "Servers with the same name share node ids and Snowflake sequencers.",
-        &registry_cluster, "idgen", PGC_POSTMASTER, 0, check_registry_cluster,
-        nullptr, nullptr);
+        "Servers with the same name share node ids and Snowflake sequencers.", &registry_cluster, "idgen",
+        PGC_POSTMASTER, 0, check_registry_cluster, nullptr, nullptr);
     DefineCustomIntVariable(
         kRegistryLease.name, "The time to live of this server's lease in etcd.",
         "A server that cannot renew it stops issuing ids under its node ids before etcd can give "
         "them to another server; keep-alives go out every third of it.",
-        &registry_lease_s, 10, kRegistryLease.min, kRegistryLease.max, PGC_POSTMASTER, kRegistryLease.flags, nullptr,
-        nullptr, nullptr);
+        &registry_lease_s, 10, kRegistryLease.min, kRegistryLease.max, PGC_POSTMASTER, kRegistryLease.flags,
+        nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         kRegistryMargin.name, "How long before the lease could expire in etcd this server stops issuing ids.",
         "Taken off the lease's deadline, which is measured on this server's monotonic clock from "
@@ -227,24 +231,25 @@ static void define_registry_settings() {
     // TLS and authentication, beside the endpoints (Patroni's etcd3 section: cacert, cert, key,
     // username, password). Files are read by the registry worker at each connection.
     DefineCustomStringVariable(
-        "idgen.registry_cacert", "The CA certificate file (PEM) that etcd's https:// endpoints are checked against.",
-        "Empty (the default): the system's certificate store.",
-        &registry_cacert, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
-    DefineCustomStringVariable(
-        "idgen.registry_cert", "The client certificate file (PEM) for etcd's --client-cert-auth.",
-        nullptr, &registry_cert, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
-    DefineCustomStringVariable(
-        "idgen.registry_key", "The private key file (PEM) of idgen.registry_cert.",
-        nullptr, &registry_key, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
-    DefineCustomStringVariable(
-        "idgen.registry_user", "The etcd user this server authenticates as (etcd's auth enabled).",
-        "Empty (the default): no authentication.",
-        &registry_user, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
-    DefineCustomStringVariable(
-        "idgen.registry_password", "The password of idgen.registry_user.",
-        "Readable by superusers and by members of pg_read_all_settings (pg_monitor): "
-        "idgen.registry_password_file keeps it from them.",
-        &registry_password, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
+        "idgen.registry_cacert",
+        "The CA certificate file (PEM) that etcd's https:// endpoints are checked against.",
+        "Empty (the default): the system's certificate store.", &registry_cacert, "", PGC_POSTMASTER, 0,
+        nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("idgen.registry_cert",
+                               "The client certificate file (PEM) for etcd's --client-cert-auth.", nullptr,
+                               &registry_cert, "", PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("idgen.registry_key", "The private key file (PEM) of idgen.registry_cert.",
+                               nullptr, &registry_key, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr,
+                               nullptr, nullptr);
+    DefineCustomStringVariable("idgen.registry_user",
+                               "The etcd user this server authenticates as (etcd's auth enabled).",
+                               "Empty (the default): no authentication.", &registry_user, "", PGC_POSTMASTER,
+                               0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("idgen.registry_password", "The password of idgen.registry_user.",
+                               "Readable by superusers and by members of pg_read_all_settings (pg_monitor): "
+                               "idgen.registry_password_file keeps it from them.",
+                               &registry_password, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, nullptr, nullptr,
+                               nullptr);
     DefineCustomStringVariable(
         "idgen.registry_password_file", "A file whose first line is the password of idgen.registry_user.",
         "Read when the registry worker starts; no access for others than its owner and group. "
@@ -285,8 +290,8 @@ static void check_string_at_start(const char *name, const char *(*problem)(const
 }
 
 static void refuse_malformed_at_start() {
-    for (const IntRange *range :
-         {&kNodeId, &kMaxSequencers, &kUniqueTimestampDigits, &kRegistryLease, &kRegistryMargin, &kFailoverMargin})
+    for (const IntRange *range : {&kNodeId, &kMaxSequencers, &kUniqueTimestampDigits, &kRegistryLease,
+                                  &kRegistryMargin, &kFailoverMargin})
         check_int_at_start(*range);
     check_string_at_start("idgen.uuid_node", uuid_node_problem);
     check_string_at_start("idgen.locality_mac", locality_mac_problem);
@@ -297,9 +302,10 @@ static void refuse_malformed_at_start() {
 // Settings that are valid alone but not together: the server does not start.
 static void check_setting_combinations() {
     if (registry_configured() && int64_t{registry_margin_ms} * 2 >= int64_t{registry_lease_s} * 1000)
-        ereport(FATAL, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("idgen.registry_margin (%d ms) must be less than half of idgen.registry_lease (%d s)",
-                               registry_margin_ms, registry_lease_s)));
+        ereport(FATAL,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("idgen.registry_margin (%d ms) must be less than half of idgen.registry_lease (%d s)",
+                        registry_margin_ms, registry_lease_s)));
 }
 
 void define_settings(bool preloading) {

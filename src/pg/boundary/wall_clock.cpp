@@ -3,8 +3,8 @@
 
 #include <ctime>
 
-#include "pg/boundary/settings.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/settings.hpp"
 
 extern "C" {
 #include "storage/latch.h"
@@ -52,8 +52,7 @@ bool wait_for_clock(ClockWait *wait, int64_t ahead_ms) {
     if (sleep_ms < 1) sleep_ms = 1;
     if (sleep_ms > 10) sleep_ms = 10;
     if (sleep_ms > max_wait_ms - waited_ms) sleep_ms = max_wait_ms - waited_ms;
-    (void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, sleep_ms,
-                     PG_WAIT_EXTENSION);
+    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, sleep_ms, PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
     CHECK_FOR_INTERRUPTS();
     return true;
@@ -61,15 +60,14 @@ bool wait_for_clock(ClockWait *wait, int64_t ahead_ms) {
 
 void raise_clock_behind(const ClockWait &wait, int64_t ahead_ms, const char *what) {
     const int64_t waited_ms = (monotonic_us() - wait.started_monotonic_us) / 1000;
-    ereport(ERROR,
-            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-             errmsg("%s: the wall clock is %lld ms behind the ids already issued",
-                    what, static_cast<long long>(ahead_ms)),
-             errdetail("Ids may run at most idgen.max_lead = %d ms ahead of the clock; waited "
-                       "%lld ms (idgen.max_wait = %d ms) for it to catch up.",
-                       max_lead_ms, static_cast<long long>(waited_ms), max_wait_ms),
-             errhint("Check the server's time synchronisation; idgen never reuses an id, so "
-                     "it refuses to generate until the clock is back.")));
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("%s: the wall clock is %lld ms behind the ids already issued", what,
+                           static_cast<long long>(ahead_ms)),
+                    errdetail("Ids may run at most idgen.max_lead = %d ms ahead of the clock; waited "
+                              "%lld ms (idgen.max_wait = %d ms) for it to catch up.",
+                              max_lead_ms, static_cast<long long>(waited_ms), max_wait_ms),
+                    errhint("Check the server's time synchronisation; idgen never reuses an id, so "
+                            "it refuses to generate until the clock is back.")));
     pg_unreachable();
 }
 

@@ -8,8 +8,9 @@
 #include "core/base/atomic_word.hpp"
 #include "core/registry/registry_horizon.hpp"
 #include "core/registry/registry_lease.hpp"
-#include "pg/boundary/settings.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/settings.hpp"
 
 extern "C" {
 #include "storage/shmem.h"
@@ -27,7 +28,8 @@ Size cluster_shared_size() {
 void start_cluster_shared(LWLock *lock) {
     if (!registry_configured()) return;  // none requested: cluster stays nullptr
     bool found = false;
-    ClusterShared *c = static_cast<ClusterShared *>(ShmemInitStruct("idgen cluster", cluster_shared_size(), &found));
+    ClusterShared *c =
+        static_cast<ClusterShared *>(ShmemInitStruct("idgen cluster", cluster_shared_size(), &found));
     if (!found) {
         memset(static_cast<void *>(c), 0, cluster_shared_size());
         c->lock = lock;
@@ -42,10 +44,11 @@ ClusterShared *cluster_shared() {
 
 ClusterShared *require_cluster(const char *what) {
     if (cluster == nullptr)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("%s needs cluster mode", what),
-                        errdetail("Without idgen.registry a server's node id is idgen.node_id, fixed at start."),
-                        errhint("Set idgen.registry to the etcd endpoints (and remove idgen.node_id), then restart.")));
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("%s needs cluster mode", what),
+             errdetail("Without idgen.registry a server's node id is idgen.node_id, fixed at start."),
+             errhint("Set idgen.registry to the etcd endpoints (and remove idgen.node_id), then restart.")));
     return cluster;
 }
 
@@ -68,11 +71,12 @@ static bool registry_forgotten(ClusterShared *c) {
     strlcpy(last_error, c->last_error, sizeof last_error);
     LWLockRelease(c->lock);
     if (registry_forgotten(c))
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("idgen's registry forgot what it held: %s cannot issue ids", what),
-                        errdetail("%s", last_error),
-                        errhint("Once every server of the cluster shows state 'forgotten' in idgen_registry, run "
-                                "SELECT idgen_registry_rebuild(); on one of them (docs/cluster-mode.md).")));
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("idgen's registry forgot what it held: %s cannot issue ids", what),
+                 errdetail("%s", last_error),
+                 errhint("Once every server of the cluster shows state 'forgotten' in idgen_registry, run "
+                         "SELECT idgen_registry_rebuild(); on one of them (docs/cluster-mode.md).")));
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("idgen is detached from the registry: %s cannot issue ids", what),
                     errdetail("%s%s%s", why, last_error[0] ? " Last registry error: " : "", last_error),
@@ -93,8 +97,8 @@ int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen)
     return seen->node();
 }
 
-bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what,
-                   int64_t *give_up_ns) {
+bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us,
+                   const char *what, int64_t *give_up_ns) {
     for (;;) {
         const int64_t now = coarse_monotonic_ns();
         if (!registry::within_deadline(static_cast<int64_t>(atomic_load(&c->deadline_ns)), now))
@@ -136,7 +140,8 @@ static Claim *find_or_add(ClusterShared *c, const char *name, const char *defini
     if (claim == nullptr)
         ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
                         errmsg("too many Snowflake sequencers in cluster mode on this server"),
-                        errdetail("This server tracks at most idgen.max_sequencers = %d sequencers.", max_sequencers),
+                        errdetail("This server tracks at most idgen.max_sequencers = %d sequencers.",
+                                  max_sequencers),
                         errhint("Raise idgen.max_sequencers (needs a restart).")));
     return claim;
 }
@@ -185,7 +190,8 @@ static void raise_answer(ClusterShared *c, ClaimAnswer answer, const char *name,
                             errhint("snowflake_drop('%s') here too, or snowflake_create it again.", name)));
             break;
         case ClaimAnswer::none:
-            raise_detached(c, "the Snowflake sequencer's registration", "The registry worker did not answer within idgen.max_wait.");
+            raise_detached(c, "the Snowflake sequencer's registration",
+                           "The registry worker did not answer within idgen.max_wait.");
         case ClaimAnswer::failed:
             raise_detached(c, "the Snowflake sequencer's registration", detail);
     }
@@ -204,7 +210,8 @@ Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition,
     return claim;
 }
 
-int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen, int64_t *give_up_ns) {
+int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen,
+                           int64_t *give_up_ns) {
     *seen = ClaimWord{atomic_load(&claim->word)};
     if (seen->state() != ClaimState::attached && registry_forgotten(c))
         raise_detached(c, what, "The registry forgot what it held.");
@@ -214,16 +221,18 @@ int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, Cla
         strlcpy(definition, claim->definition, sizeof definition);
         LWLockRelease(c->lock);
         char detail[kErrorText];
-        raise_answer(c, ask(c, claim, kRegister | kAttach, detail, give_up_ns), claim->name, definition, detail);
+        raise_answer(c, ask(c, claim, kRegister | kAttach, detail, give_up_ns), claim->name, definition,
+                     detail);
         *seen = ClaimWord{atomic_load(&claim->word)};
     }
     switch (seen->state()) {
         case ClaimState::attached:
             return seen->node();
         case ClaimState::destroyed:
-            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                            errmsg("Snowflake sequencer \"%s\" was destroyed in the cluster", claim->name),
-                            errhint("snowflake_drop('%s') here too, or snowflake_create it again.", claim->name)));
+            ereport(ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("Snowflake sequencer \"%s\" was destroyed in the cluster", claim->name),
+                     errhint("snowflake_drop('%s') here too, or snowflake_create it again.", claim->name)));
             break;
         case ClaimState::pending:
         case ClaimState::detached:
@@ -232,12 +241,13 @@ int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, Cla
     LWLockAcquire(c->lock, LW_SHARED);
     const int32_t live_nodes = claim->live_nodes;
     LWLockRelease(c->lock);
-    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                    errmsg("Snowflake sequencer \"%s\" is detached on this server", claim->name),
-                    errdetail("This server holds none of its %d live node ids: other servers hold them all, "
-                              "it gave its node id back (snowflake_detach), or its lease was lost.",
-                              live_nodes),
-                    errhint("It attaches when a node id frees up; snowflake_attach('%s') asks now.", claim->name)));
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("Snowflake sequencer \"%s\" is detached on this server", claim->name),
+             errdetail("This server holds none of its %d live node ids: other servers hold them all, "
+                       "it gave its node id back (snowflake_detach), or its lease was lost.",
+                       live_nodes),
+             errhint("It attaches when a node id frees up; snowflake_attach('%s') asks now.", claim->name)));
 }
 
 void cluster_register(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
@@ -246,7 +256,8 @@ void cluster_register(ClusterShared *c, const char *name, const char *definition
     // Defined again after a destroy, or after a drop whose destroy the worker has not carried
     // out yet (it does the destroy before this registration): this definition replaces the old.
     const bool redefine = ClaimWord{atomic_load(&claim->word)}.state() == ClaimState::destroyed ||
-                          (claim->requests & kDestroy) != 0 || claim->destroying || claim->definition[0] == '\0';
+                          (claim->requests & kDestroy) != 0 || claim->destroying ||
+                          claim->definition[0] == '\0';
     if (redefine) {
         strlcpy(claim->definition, definition, sizeof claim->definition);
         claim->live_nodes = live_nodes;
@@ -257,7 +268,8 @@ void cluster_register(ClusterShared *c, const char *name, const char *definition
     if (strcmp(held, definition) != 0) raise_answer(c, ClaimAnswer::conflict, name, definition, held);
     char detail[kErrorText];
     int64_t give_up_ns = 0;
-    raise_answer(c, ask(c, claim, kRegister | kCreate | kAttach, detail, &give_up_ns), name, definition, detail);
+    raise_answer(c, ask(c, claim, kRegister | kCreate | kAttach, detail, &give_up_ns), name, definition,
+                 detail);
 }
 
 int32_t cluster_attach(ClusterShared *c, const char *name, const char *definition, int32_t live_nodes) {
@@ -284,8 +296,10 @@ void cluster_destroy_at_commit(const char *name) {
     Claim *claim = find_or_add_locked(c, name);
     if (claim == nullptr) {
         LWLockRelease(c->lock);
-        ereport(WARNING, (errmsg("Snowflake sequencer \"%s\" was not destroyed in the cluster: too many sequencers "
-                                 "on this server (idgen.max_sequencers)", name)));
+        ereport(WARNING,
+                (errmsg("Snowflake sequencer \"%s\" was not destroyed in the cluster: too many sequencers "
+                        "on this server (idgen.max_sequencers)",
+                        name)));
         return;
     }
     // The definition this server used is the one dropped: a definition the cluster has since
@@ -330,9 +344,12 @@ void cluster_rebuild(ClusterShared *c, char *answer) {
             ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                             errmsg("the registry cannot be rebuilt now"), errdetail("%s", detail)));
         if (gave_up(&give_up_ns))
-            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                            errmsg("the registry worker did not answer within idgen.max_wait"),
-                            errhint("Check that etcd (idgen.registry) is reachable; the view idgen_registry shows why.")));
+            ereport(
+                ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("the registry worker did not answer within idgen.max_wait"),
+                 errhint(
+                     "Check that etcd (idgen.registry) is reachable; the view idgen_registry shows why.")));
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 2, PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();

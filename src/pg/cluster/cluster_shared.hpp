@@ -27,6 +27,7 @@
 
 #include "core/clocks/logical_clock.hpp"
 #include "core/registry/claim_word.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/wall_clock.hpp"
 
@@ -68,7 +69,7 @@ struct Claim {
     uint64_t asked;                    // bumped by every request
     uint64_t answered;                 // `asked` as of the worker's last answer
     ClaimAnswer answer;
-    char detail[kErrorText];           // the answer's detail (a conflicting definition, an error)
+    char detail[kErrorText];  // the answer's detail (a conflicting definition, an error)
     // Atomic, stored by the worker only (ClaimWord):
     alignas(kCacheLine) uint64_t word;
 };
@@ -146,14 +147,15 @@ Claim *cluster_claim(ClusterShared *c, const char *name, const char *definition,
 // The node id a claim holds for a draw by `what`. A pending claim (first use, or first use
 // since the registry worker restarted) is registered and attached first, waiting for the
 // worker (gave_up); 42710 when the cluster defines it otherwise; 55000 when detached or destroyed.
-int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen, int64_t *give_up_ns);
+int32_t cluster_claim_node(ClusterShared *c, Claim *claim, const char *what, ClaimWord *seen,
+                           int64_t *give_up_ns);
 
 // After a draw whose id ends at end_unix_us, made with the node id of word `seen` at `word`:
 // true if it may be handed out (waiting, gave_up, for the registry horizon to cover it); false
 // if the word changed (draw again); 55000 past the deadline, read on CLOCK_MONOTONIC_COARSE (a
 // few ns; a precise read would cost 20 ns per id).
-bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us, const char *what,
-                   int64_t *give_up_ns);
+bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us,
+                   const char *what, int64_t *give_up_ns);
 
 // ---- For the SQL functions ----
 

@@ -11,9 +11,9 @@
 // core/registry/look_schedule.hpp), and starts and stops the worker.
 //
 // The order of every step is the argument (registry_lease.hpp, registry_horizon.hpp): the node
-// ids' steps are listed in core/registry/node_holder.hpp; the deadline is published from the lease's own state
-// after every answer (lease_keeper.hpp), and withdrawn (0) before the lease is revoked at
-// shutdown. No part of the worker holds an LWLock across a call to etcd.
+// ids' steps are listed in core/registry/node_holder.hpp; the deadline is published from the lease's own
+// state after every answer (lease_keeper.hpp), and withdrawn (0) before the lease is revoked at shutdown. No
+// part of the worker holds an LWLock across a call to etcd.
 //
 // C++ objects (strings, JSON) live across calls that may raise a PostgreSQL error (LWLocks,
 // raise_generators): such an error longjmps to StartBackgroundWorker's handler, which reports it
@@ -24,6 +24,8 @@
 #include "core/layouts/snowflake.hpp"
 #include "core/registry/look_schedule.hpp"
 #include "core/registry/registry_horizon.hpp"
+
+#include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cluster/etcd_watch.hpp"
@@ -35,7 +37,6 @@
 #include "pg/cluster/registry_password.hpp"
 #include "pg/cluster/sequencer_definitions.hpp"
 #include "pg/shared_memory/shared_state.hpp"
-#include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
 #include "postmaster/bgworker.h"
@@ -65,7 +66,11 @@ struct Worker {
     bool usable = false;  // as last published to the view's counters
 
     Worker(ClusterShared *cs, SharedState *ss)
-        : r(cs, ss), held(r), keeper{r, held}, definitions(r, held), batches{r, keeper},
+        : r(cs, ss),
+          held(r),
+          keeper{r, held},
+          definitions(r, held),
+          batches{r, keeper},
           generation{r, held, keeper, batches},
           watch(r.etcd, r.prefix + "node/", r.prefix + "sequencer/") {}
 
@@ -89,7 +94,8 @@ struct Worker {
     // look, for the view: a server whose cluster name has a typo finds itself alone.
     bool count_servers() {
         std::vector<etcd::KeyValue> servers;
-        if (!r.etcd.range(r.prefix + "node/server/", &servers)) return false;  // the view keeps the last count
+        if (!r.etcd.range(r.prefix + "node/server/", &servers))
+            return false;  // the view keeps the last count
         LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
         r.c->servers = static_cast<int32_t>(servers.size());
         LWLockRelease(r.c->lock);
@@ -101,8 +107,11 @@ struct Worker {
     void follow_watch(int64_t now) {
         const registry::WatchNews news = watch.pump(now);
         if (looks.heard(news, now))
-            ereport(LOG, (errmsg("idgen registry worker: the watch on etcd ended, looking every second until it is back"),
-                          errdetail("%s", news.error.c_str())));
+            ereport(
+                LOG,
+                (errmsg(
+                     "idgen registry worker: the watch on etcd ended, looking every second until it is back"),
+                 errdetail("%s", news.error.c_str())));
     }
 
     void round() {
@@ -127,14 +136,16 @@ struct Worker {
             if (look) {
                 const bool definitions_read = definitions.refresh();
                 const bool servers_read = count_servers();
-                looked_ok = definitions_read && servers_read && r.lease_id != 0;  // (a lease lost cut the claims short)
+                looked_ok = definitions_read && servers_read &&
+                            r.lease_id != 0;  // (a lease lost cut the claims short)
             }
             if (registry::needs_advance(static_cast<int64_t>(atomic_load(&r.c->horizon_us)),
                                         generator_now_unix_ns(r.s) / 1000, held.reserve_us()))
                 held.advance(static_cast<int64_t>(atomic_load(&r.c->horizon_us)));
         }
         if (look) looks.looked(monotonic_ns(), looked_ok);
-        if (generation.usable) batches.serve_batches();  // after the lease's own business, which must not wait behind it
+        if (generation.usable)
+            batches.serve_batches();  // after the lease's own business, which must not wait behind it
         count_transitions(monotonic_ns());
     }
 
@@ -167,7 +178,7 @@ void idgen_cluster_worker_main(Datum) {
     ClusterShared *c = cluster_shared();
     SharedState *s = shared_state_or_null();
     if (c == nullptr || s == nullptr) proc_exit(0);  // not in cluster mode: never again
-    static Worker *worker = new Worker(c, s);  // lives as long as the process
+    static Worker *worker = new Worker(c, s);        // lives as long as the process
     // A worker restarted after a failure knows nothing of its predecessor's lease, which etcd
     // may expire any moment: nothing it published may stay in use. Every node id is withdrawn
     // (claims go back to pending, so their next use asks to register and attach again), and
@@ -194,7 +205,8 @@ void idgen_cluster_worker_main(Datum) {
         const int64_t now = monotonic_ns();
         const int64_t renew = worker->r.lease.renew_at_ns();
         long wait_ms = 100;
-        if (renew > now && (renew - now) / 1000000 < wait_ms) wait_ms = static_cast<long>((renew - now) / 1000000) + 1;
+        if (renew > now && (renew - now) / 1000000 < wait_ms)
+            wait_ms = static_cast<long>((renew - now) / 1000000) + 1;
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms, PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
     }

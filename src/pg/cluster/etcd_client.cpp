@@ -1,11 +1,9 @@
 // etcd's v3 JSON gateway over libcurl: see etcd_client.hpp.
 #include "pg/cluster/etcd_client.hpp"
 
-#include <curl/curl.h>
-
 #include <chrono>
 #include <cstring>
-
+#include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
 namespace idgen::pg::etcd {
@@ -88,7 +86,8 @@ bool kv_of(const json &j, KeyValue *kv) {
     if (k == j.end() || !k->is_string() || !unb64(k->get_ref<const std::string &>(), &kv->key)) return false;
     const auto v = j.find("value");
     kv->value.clear();
-    if (v != j.end() && (!v->is_string() || !unb64(v->get_ref<const std::string &>(), &kv->value))) return false;
+    if (v != j.end() && (!v->is_string() || !unb64(v->get_ref<const std::string &>(), &kv->value)))
+        return false;
     return int_field(j, "lease", &kv->lease);
 }
 
@@ -112,7 +111,9 @@ json read_op(const std::string &key) {
 }
 
 int64_t steady_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 json absent(const std::string &key) {
@@ -190,7 +191,8 @@ bool Client::prepare_watch(void *easy, const std::string &from_key, const std::s
         if (refused_) refusals_.refused(steady_ns());
         return false;
     }
-    const json create{{"create_request", json{{"key", b64(from_key)}, {"range_end", b64(prefix_end(through_prefix))}}}};
+    const json create{
+        {"create_request", json{{"key", b64(from_key)}, {"range_end", b64(prefix_end(through_prefix))}}}};
     // etcd ends the watch when this member loses its leader (gRPC metadata through the gateway):
     // a member cut off from its peers must not keep a watch open that hears of nothing.
     *headers = curl_slist_append(*headers, "Grpc-Metadata-hasleader: true");
@@ -216,16 +218,16 @@ bool Client::refused_handshake(int rc) const {
     bool tls = false;
     for (const std::string &url : endpoints_) tls = tls || url.rfind("https://", 0) == 0;
     switch (static_cast<CURLcode>(rc)) {
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_HTTP2:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CACERT_BADFILE:
-        return tls;
-    default:
-        return false;
+        case CURLE_SSL_CONNECT_ERROR:
+        case CURLE_HTTP2:
+        case CURLE_SEND_ERROR:
+        case CURLE_RECV_ERROR:
+        case CURLE_SSL_CERTPROBLEM:
+        case CURLE_PEER_FAILED_VERIFICATION:
+        case CURLE_SSL_CACERT_BADFILE:
+            return tls;
+        default:
+            return false;
     }
 }
 
@@ -234,17 +236,21 @@ bool Client::refused_handshake(int rc) const {
 std::string Client::transport_error(int rc) const {
     std::string cause;
     if (refused_handshake(rc)) switch (static_cast<CURLcode>(rc)) {
-        case CURLE_PEER_FAILED_VERIFICATION:
-            cause = "etcd's certificate is not trusted (not signed by the CA of idgen.registry_cacert, or not for this address)";
-            break;
-        case CURLE_SSL_CACERT_BADFILE:
-            cause = "idgen.registry_cacert cannot be read as a CA certificate";
-            break;
-        case CURLE_SSL_CERTPROBLEM:
-            cause = "idgen.registry_cert or idgen.registry_key cannot be used";
-            break;
-        default:
-            cause = "etcd refused the TLS handshake: this server's client certificate is expired, from another CA, or missing";
+            case CURLE_PEER_FAILED_VERIFICATION:
+                cause =
+                    "etcd's certificate is not trusted (not signed by the CA of idgen.registry_cacert, or "
+                    "not for this address)";
+                break;
+            case CURLE_SSL_CACERT_BADFILE:
+                cause = "idgen.registry_cacert cannot be read as a CA certificate";
+                break;
+            case CURLE_SSL_CERTPROBLEM:
+                cause = "idgen.registry_cert or idgen.registry_key cannot be used";
+                break;
+            default:
+                cause =
+                    "etcd refused the TLS handshake: this server's client certificate is expired, from "
+                    "another CA, or missing";
         }
     std::string text = curl_easy_strerror(static_cast<CURLcode>(rc));
     if (!transport_detail_.empty() && transport_detail_ != text) text += " (" + transport_detail_ + ")";
@@ -277,7 +283,8 @@ bool Client::authenticate() {
     }
     refused_ = rc == CURLE_OK || refused_handshake(rc);  // refused, not unreachable
     error_ = endpoints_[current_] + ": authenticating as etcd user \"" + credentials_.user + "\": " +
-             (rc != CURLE_OK ? transport_error(rc) : "HTTP " + std::to_string(status) + " " + reply.substr(0, 200));
+             (rc != CURLE_OK ? transport_error(rc)
+                             : "HTTP " + std::to_string(status) + " " + reply.substr(0, 200));
     return false;
 }
 
@@ -309,7 +316,8 @@ bool Client::post(const std::string &path, const std::string &body, std::string 
         if (authenticated) {  // (otherwise error_ says why authenticating failed)
             refused_ = refused_handshake(rc);
             error_ = endpoints_[current_] + ": " +
-                     (rc != CURLE_OK ? transport_error(rc) : "HTTP " + std::to_string(status) + " " + reply->substr(0, 200));
+                     (rc != CURLE_OK ? transport_error(rc)
+                                     : "HTTP " + std::to_string(status) + " " + reply->substr(0, 200));
         }
         all_refused = all_refused && refused_;
         current_ = (current_ + 1) % endpoints_.size();
@@ -406,8 +414,8 @@ bool Client::put_all_if(const std::vector<std::string> &guards, const std::strin
     return true;
 }
 
-bool Client::swap(const std::string &key, const std::string &expected, bool expect_absent, const std::string &value,
-                  bool *done, std::string *current) {
+bool Client::swap(const std::string &key, const std::string &expected, bool expect_absent,
+                  const std::string &value, bool *done, std::string *current) {
     json r;
     const json txn{{"compare", json::array({expect_absent ? absent(key) : value_is(key, expected)})},
                    {"success", json::array({put_op(key, value, 0)})},

@@ -16,10 +16,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 struct curl_slist;
 
@@ -32,10 +31,10 @@ using KeyValue = registry::KeyValue;
 
 // How to reach etcd beyond its URLs; an empty field is not used.
 struct Credentials {
-    std::string cacert;    // PEM file of the CA that signed the members' certificates
-    std::string cert;      // PEM file of this client's certificate (--client-cert-auth)
-    std::string key;       // PEM file of its private key
-    std::string user;      // etcd user (auth enabled)
+    std::string cacert;  // PEM file of the CA that signed the members' certificates
+    std::string cert;    // PEM file of this client's certificate (--client-cert-auth)
+    std::string key;     // PEM file of its private key
+    std::string user;    // etcd user (auth enabled)
     std::string password;
 };
 
@@ -58,8 +57,8 @@ public:
                 const std::string &value, bool *done) override;
     bool put_all_if(const std::vector<std::string> &guards, const std::string &guard_value,
                     const std::vector<std::string> &keys, const std::string &value, bool *done) override;
-    bool swap(const std::string &key, const std::string &expected, bool expect_absent, const std::string &value,
-              bool *done, std::string *current) override;
+    bool swap(const std::string &key, const std::string &expected, bool expect_absent,
+              const std::string &value, bool *done, std::string *current) override;
     bool remove_if(const std::string &key, const std::string &value) override;
     bool get(const std::string &key, bool *found, std::string *value) override;
     bool range(const std::string &prefix, std::vector<KeyValue> *out) override;
@@ -82,8 +81,8 @@ public:
     std::string stream_ended(int curl_code);
 
 private:
-    void prepare(void *easy, const std::string &url, const std::string &body, std::string *reply, long timeout_ms,
-                 struct curl_slist **headers) const;
+    void prepare(void *easy, const std::string &url, const std::string &body, std::string *reply,
+                 long timeout_ms, struct curl_slist **headers) const;
     bool post(const std::string &path, const std::string &body, std::string *reply);
     // One request to the current endpoint: the curl code and HTTP status, the reply.
     long perform(const std::string &url, const std::string &body, std::string *reply, int *curl_code);

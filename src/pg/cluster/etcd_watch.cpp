@@ -2,7 +2,6 @@
 #include "pg/cluster/etcd_watch.hpp"
 
 #include <curl/curl.h>
-
 #include <utility>
 
 namespace idgen::pg::etcd {
@@ -12,7 +11,9 @@ constexpr int64_t kRestNs = 1000000000;  // between the end of a stream and the 
 }
 
 Watch::Watch(Client &client, std::string from_key, std::string through_prefix)
-    : client_(client), from_key_(std::move(from_key)), through_prefix_(std::move(through_prefix)),
+    : client_(client),
+      from_key_(std::move(from_key)),
+      through_prefix_(std::move(through_prefix)),
       multi_(curl_multi_init()) {}
 
 Watch::~Watch() {
@@ -72,7 +73,8 @@ registry::WatchNews Watch::pump(int64_t now_ns) {
         std::string why = "the stream closed";
         int left = 0;
         while (CURLMsg *m = curl_multi_info_read(static_cast<CURLM *>(multi_), &left))
-            if (m->msg == CURLMSG_DONE && m->data.result != CURLE_OK) why = client_.stream_ended(m->data.result);
+            if (m->msg == CURLMSG_DONE && m->data.result != CURLE_OK)
+                why = client_.stream_ended(m->data.result);
         news.ended = true;
         news.error = "watch: " + why;
     }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/registry/watch_stream.hpp"
+
 #include "pg/cluster/etcd_client.hpp"
 
 namespace idgen::pg::etcd {
@@ -36,11 +37,11 @@ private:
     Client &client_;
     std::string from_key_, through_prefix_;
     void *multi_ = nullptr;
-    void *easy_ = nullptr;            // the stream's handle while one runs
+    void *easy_ = nullptr;  // the stream's handle while one runs
     struct curl_slist *headers_ = nullptr;
-    std::string received_;            // bytes libcurl wrote since the last pump
+    std::string received_;  // bytes libcurl wrote since the last pump
     registry::WatchStream stream_;
-    int64_t start_at_ns_ = 0;         // no new stream before (monotonic)
+    int64_t start_at_ns_ = 0;  // no new stream before (monotonic)
 };
 
 }  // namespace idgen::pg::etcd

@@ -6,6 +6,7 @@
 
 #include "core/registry/key_value.hpp"
 #include "core/registry/registry_generation.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/cluster/generation_record.hpp"
 
@@ -47,19 +48,30 @@ void GenerationKeeper::look(int64_t now, bool due) {
     }
     // The highest revision seen counts even if no write of ours was at it: etcd showed it.
     registry::Remembered mine = r.remembered;
-    if (!mine.token.empty() && r.etcd.highest_revision() > mine.revision) mine.revision = r.etcd.highest_revision();
+    if (!mine.token.empty() && r.etcd.highest_revision() > mine.revision)
+        mine.revision = r.etcd.highest_revision();
     const registry::Judgement j = registry::judge_generation(mine, found, value, r.etcd.last_revision());
     switch (j.verdict) {
-        case registry::Verdict::create: create(); break;
-        case registry::Verdict::join: join(value); break;
-        case registry::Verdict::same: usable = true; break;
+        case registry::Verdict::create:
+            create();
+            break;
+        case registry::Verdict::join:
+            join(value);
+            break;
+        case registry::Verdict::same:
+            usable = true;
+            break;
         case registry::Verdict::noticed:
-            ereport(LOG, (errmsg("idgen registry worker: etcd forgot what the registry held: %s", j.reason.c_str()),
-                          errdetail("This server issues no id that depends on the registry until it is rebuilt.")));
+            ereport(
+                LOG,
+                (errmsg("idgen registry worker: etcd forgot what the registry held: %s", j.reason.c_str()),
+                 errdetail("This server issues no id that depends on the registry until it is rebuilt.")));
             stop("etcd forgot what the registry held: " + j.reason);
             mark(found, value);
             break;
-        case registry::Verdict::forgotten: seed(j.episode); break;
+        case registry::Verdict::forgotten:
+            seed(j.episode);
+            break;
     }
 }
 
@@ -72,8 +84,10 @@ void GenerationKeeper::create() {
         r.note_error("making the registry's generation");
         return;
     }
-    if (created) join(token);
-    else next_look_ns = 0;
+    if (created)
+        join(token);
+    else
+        next_look_ns = 0;
 }
 
 // Above the floor every seeded server raised before anything is claimed under the generation:
@@ -100,7 +114,9 @@ void GenerationKeeper::join(const std::string &token) {
     r.c->last_error[0] = '\0';
     LWLockRelease(r.c->lock);
     if (was_forgotten)
-        ereport(LOG, (errmsg("idgen registry worker: the registry was rebuilt; this server works under it again")));
+        ereport(
+            LOG,
+            (errmsg("idgen registry worker: the registry was rebuilt; this server works under it again")));
     usable = true;
 }
 
@@ -138,13 +154,15 @@ void GenerationKeeper::seed(const std::string &episode) {
         const int64_t issued = held.issued_bound_us();
         bool created = false;
         if (!batches.raise_counter(floor_key(), static_cast<uint64_t>(issued)) ||
-            !r.etcd.create(r.prefix + "seeded/" + episode + "/" + server_name(), std::to_string(issued), 0, &created)) {
+            !r.etcd.create(r.prefix + "seeded/" + episode + "/" + server_name(), std::to_string(issued), 0,
+                           &created)) {
             r.note_error("seeding the forgotten registry");
             return;
         }
         r.remembered.episode = episode;
         store_generation(r.prefix, r.remembered);
-        ereport(LOG, (errmsg("idgen registry worker: seeded the forgotten registry (episode %s)", episode.c_str())));
+        ereport(LOG, (errmsg("idgen registry worker: seeded the forgotten registry (episode %s)",
+                             episode.c_str())));
     }
     size_t servers = 0;
     if (!seeded_count(episode, &servers)) return;
@@ -181,16 +199,20 @@ void GenerationKeeper::serve_rebuild() {
     bool found = false, done = false;
     std::string value, episode, current;
     size_t servers = 0;
-    if (!r.etcd.get(key(), &found, &value)) return answer_rebuild(asked, false, "etcd did not answer: " + r.etcd.error());
+    if (!r.etcd.get(key(), &found, &value))
+        return answer_rebuild(asked, false, "etcd did not answer: " + r.etcd.error());
     if (!found || !registry::forgotten_episode(value, &episode))
-        return answer_rebuild(asked, false,
-                              usable ? "The registry is whole: there is nothing to rebuild."
-                                     : "etcd holds no forgotten episode yet: the servers mark it within a second.");
+        return answer_rebuild(
+            asked, false,
+            usable ? "The registry is whole: there is nothing to rebuild."
+                   : "etcd holds no forgotten episode yet: the servers mark it within a second.");
     if (r.remembered.episode != episode)
         return answer_rebuild(asked, false, "This server has not seeded episode " + episode + " yet.");
     if (!seeded_count(episode, &servers) || !r.etcd.swap(key(), value, false, episode, &done, &current))
         return answer_rebuild(asked, false, "etcd did not answer: " + r.etcd.error());
-    if (!done) return answer_rebuild(asked, false, "The registry's generation changed meanwhile; look at idgen_registry.");
+    if (!done)
+        return answer_rebuild(asked, false,
+                              "The registry's generation changed meanwhile; look at idgen_registry.");
     next_look_ns = 0;
     answer_rebuild(asked, true,
                    "rebuilt: " + std::to_string(servers) + " server(s) had seeded episode " + episode +

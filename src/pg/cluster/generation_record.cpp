@@ -3,8 +3,8 @@
 
 #include <cstring>
 
-#include "pg/durability/durable_record.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/durability/durable_record.hpp"
 
 namespace idgen::pg {
 
@@ -12,13 +12,15 @@ static const char kGenerationFile[] = "idgen.registry";
 static const uint32_t kGenerationMagic = 0x1D6E4731;  // "idgen generation", format 1
 
 struct GenerationRecord {
-    char prefix[160];   // "/<idgen.registry_cluster>/" (cut at 159 bytes)
+    char prefix[160];  // "/<idgen.registry_cluster>/" (cut at 159 bytes)
     char token[48];
     char episode[48];
     int64_t revision;
 };
 
-static void copy_text(char *to, size_t size, const std::string &from) { strlcpy(to, from.c_str(), size); }
+static void copy_text(char *to, size_t size, const std::string &from) {
+    strlcpy(to, from.c_str(), size);
+}
 
 registry::Remembered load_generation(const std::string &prefix) {
     GenerationRecord record;

@@ -2,9 +2,10 @@
 #include "pg/cluster/held_nodes.hpp"
 
 #include "core/base/atomic_word.hpp"
+
+#include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/shared_memory/shared_state.hpp"
-#include "pg/boundary/postgres_api.hpp"
 
 namespace idgen::pg {
 
@@ -15,7 +16,9 @@ std::string HeldNodes::pool_name(int pool) {
     return pool < 0 ? "server" : "sequencer/" + RegistryConnection::escape(r.c->claims[pool].name);
 }
 
-uint64_t *HeldNodes::word_of(int pool) { return pool < 0 ? &r.c->server_word : &r.c->claims[pool].word; }
+uint64_t *HeldNodes::word_of(int pool) {
+    return pool < 0 ? &r.c->server_word : &r.c->claims[pool].word;
+}
 
 void HeldNodes::publish(int pool, ClaimState state, int32_t node) {
     if (state == ClaimState::attached) r.remember_writes();
@@ -29,10 +32,14 @@ void HeldNodes::take_over(int64_t horizon_us) {
     LWLockRelease(r.s->horizon_lock);
 }
 
-int64_t HeldNodes::generator_now_us() { return generator_now_unix_ns(r.s) / 1000; }
+int64_t HeldNodes::generator_now_us() {
+    return generator_now_unix_ns(r.s) / 1000;
+}
 
 // Twice the lead ids may run ahead of the clock, and one lease ttl.
-int64_t HeldNodes::reserve_us() { return (int64_t{max_lead_ms} * 2 + int64_t{registry_lease_s} * 1000) * 1000; }
+int64_t HeldNodes::reserve_us() {
+    return (int64_t{max_lead_ms} * 2 + int64_t{registry_lease_s} * 1000) * 1000;
+}
 
 // The fence: a backend draws (a sequentially consistent read-modify-write of a clock) and then
 // loads the word and the deadline (cluster_admit); we have stored the word or the deadline and
@@ -45,13 +52,17 @@ int64_t HeldNodes::issued_bound_us() {
     return issued_bound_unix_us(r.s);
 }
 
-int64_t HeldNodes::published_horizon_us() { return static_cast<int64_t>(atomic_load(&r.c->horizon_us)); }
+int64_t HeldNodes::published_horizon_us() {
+    return static_cast<int64_t>(atomic_load(&r.c->horizon_us));
+}
 
 void HeldNodes::publish_horizon(int64_t us) {
     r.remember_writes();
     atomic_raise(&r.c->horizon_us, static_cast<uint64_t>(us));
 }
 
-void HeldNodes::note_error(const std::string &what) { r.note_error(what); }
+void HeldNodes::note_error(const std::string &what) {
+    r.note_error(what);
+}
 
 }  // namespace idgen::pg

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/registry/node_holder.hpp"
+
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cluster/registry_connection.hpp"
 

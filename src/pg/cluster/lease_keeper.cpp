@@ -4,8 +4,9 @@
 #include <string>
 
 #include "core/base/atomic_word.hpp"
-#include "pg/boundary/settings.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/settings.hpp"
 
 extern "C" {
 #include "access/xlog.h"

@@ -4,19 +4,25 @@
 #include <algorithm>
 
 #include "core/backfill/lease_spaces.hpp"
-#include "pg/leases/backfill_leases.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/leases/backfill_leases.hpp"
 
 namespace idgen::pg {
 namespace {
 
 const char *kind_name(uint32_t kind) {
     switch (static_cast<backfill::LeaseKind>(kind)) {
-        case backfill::LeaseKind::uuid_auto: return "uuid_auto";
-        case backfill::LeaseKind::uuid_given: return "uuid_given";
-        case backfill::LeaseKind::uuid_v7: return "uuid_v7";
-        case backfill::LeaseKind::snowflake: return "snowflake";
-        default: return "other";
+        case backfill::LeaseKind::uuid_auto:
+            return "uuid_auto";
+        case backfill::LeaseKind::uuid_given:
+            return "uuid_given";
+        case backfill::LeaseKind::uuid_v7:
+            return "uuid_v7";
+        case backfill::LeaseKind::snowflake:
+            return "snowflake";
+        default:
+            return "other";
     }
 }
 
@@ -67,7 +73,8 @@ void NamespaceBatches::seed_counters() {
         if (cell.space.kind == backfill::LeaseKind::free || cell.state.next == 0) continue;
         const bool pooled = cell.space.kind == backfill::LeaseKind::snowflake ||
                             ((cell.space.kind == backfill::LeaseKind::uuid_auto ||
-                              cell.space.kind == backfill::LeaseKind::uuid_v7) && cell.space.key == 0);
+                              cell.space.kind == backfill::LeaseKind::uuid_v7) &&
+                             cell.space.key == 0);
         if (!raise_counter(pooled ? floor_key(kind, cell.space.key) : counter_key(kind, cell.space.key),
                            cell.state.next)) {
             r.note_error("raising the registry's namespace counters to this server's");
@@ -85,10 +92,10 @@ bool NamespaceBatches::lease_batch(const BatchCell &cell, registry::Batch *batch
     std::string value;
     uint64_t before = 0;
     if (!read_counter(floor_key(cell.kind, cell.key), &found, &value, &before)) return false;
-    const uint64_t floor = std::max(cell.floor, before * (static_cast<backfill::LeaseKind>(cell.kind) ==
-                                                                   backfill::LeaseKind::snowflake
-                                                               ? cell.per_local
-                                                               : 1));
+    const uint64_t floor = std::max(
+        cell.floor, before * (static_cast<backfill::LeaseKind>(cell.kind) == backfill::LeaseKind::snowflake
+                                  ? cell.per_local
+                                  : 1));
     const uint64_t want = std::max<uint64_t>(1, std::min<uint64_t>(16, cell.limit / 64));
     for (int attempt = 0; attempt < 8; attempt++) {  // another server's swap came first: again
         bool done = false;
@@ -128,7 +135,8 @@ void NamespaceBatches::serve_batches() {
         if (!open || asked.next < asked.end) continue;
         registry::Batch batch;
         if (!lease_batch(asked, &batch)) {
-            r.note_error("leasing namespaces (etcd did not answer, or other servers' swaps kept coming first)");
+            r.note_error(
+                "leasing namespaces (etcd did not answer, or other servers' swaps kept coming first)");
             continue;
         }
         r.remember_writes();

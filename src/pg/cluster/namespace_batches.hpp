@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/registry/registry_batch.hpp"
+
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cluster/lease_keeper.hpp"
 #include "pg/cluster/registry_connection.hpp"

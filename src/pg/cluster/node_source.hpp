@@ -22,9 +22,12 @@ struct NodeSource {
     int64_t give_up_ns = 0;  // cluster mode: gave_up's, for this call's waits for the registry
 
     void read(const char *what) {
-        if (cluster == nullptr) node = node_id;
-        else if (claim == nullptr) node = cluster_server_node(cluster, what, &seen);
-        else node = cluster_claim_node(cluster, claim, what, &seen, &give_up_ns);
+        if (cluster == nullptr)
+            node = node_id;
+        else if (claim == nullptr)
+            node = cluster_server_node(cluster, what, &seen);
+        else
+            node = cluster_claim_node(cluster, claim, what, &seen, &give_up_ns);
     }
     const uint64_t *word() const { return claim ? &claim->word : &cluster->server_word; }
 };

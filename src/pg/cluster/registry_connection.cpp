@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "pg/boundary/settings.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/settings.hpp"
 #include "pg/cluster/generation_record.hpp"
 #include "pg/cluster/registry_password.hpp"
 
@@ -13,12 +13,15 @@ namespace idgen::pg {
 static std::string password_problem;  // why idgen.registry_password_file could not be read
 
 RegistryConnection::RegistryConnection(ClusterShared *cs, SharedState *ss)
-    : registry::Registration{std::string("/") + registry_cluster + "/", "", 0}, c(cs), s(ss),
+    : registry::Registration{std::string("/") + registry_cluster + "/", "", 0},
+      c(cs),
+      s(ss),
       etcd(registry,
            etcd::Credentials{registry_cacert, registry_cert, registry_key, registry_user,
                              registry_password_now(&password_problem)},
            std::max<long>(200, registry_lease_s * 1000L / 6)),
-      lease(int64_t{registry_margin_ms} * 1000000), remembered(load_generation(prefix)) {
+      lease(int64_t{registry_margin_ms} * 1000000),
+      remembered(load_generation(prefix)) {
     etcd.start_revisions(remembered.revision);
     if (!password_problem.empty()) {
         LWLockAcquire(c->lock, LW_EXCLUSIVE);

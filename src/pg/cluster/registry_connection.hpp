@@ -10,6 +10,7 @@
 #include "core/registry/node_holder.hpp"
 #include "core/registry/registry_generation.hpp"
 #include "core/registry/registry_lease.hpp"
+
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cluster/etcd_client.hpp"
 #include "pg/shared_memory/shared_state.hpp"

@@ -1,14 +1,13 @@
 // The password of cluster mode's etcd user: see registry_password.hpp.
 #include "pg/cluster/registry_password.hpp"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <sys/stat.h>
 
-#include "pg/boundary/settings.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/settings.hpp"
 
 namespace idgen::pg {
 
@@ -21,7 +20,8 @@ static bool file_set() {
 static bool read_password_file(std::string *out, std::string *problem) {
     struct stat st;
     if (stat(registry_password_file, &st) != 0) {
-        *problem = std::string("could not read idgen.registry_password_file \"") + registry_password_file + "\": " + strerror(errno);
+        *problem = std::string("could not read idgen.registry_password_file \"") + registry_password_file +
+                   "\": " + strerror(errno);
         return false;
     }
     if ((st.st_mode & S_IRWXO) != 0) {
@@ -31,7 +31,8 @@ static bool read_password_file(std::string *out, std::string *problem) {
     }
     FILE *f = fopen(registry_password_file, "r");
     if (f == nullptr) {
-        *problem = std::string("could not read idgen.registry_password_file \"") + registry_password_file + "\": " + strerror(errno);
+        *problem = std::string("could not read idgen.registry_password_file \"") + registry_password_file +
+                   "\": " + strerror(errno);
         return false;
     }
     char line[1024] = "";
@@ -53,9 +54,11 @@ static void password_file_problem(char *out, size_t size) {
 void check_registry_password_at_start() {
     if (!file_set()) return;
     if (registry_password != nullptr && registry_password[0] != '\0')
-        ereport(FATAL, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("idgen.registry_password and idgen.registry_password_file cannot both be set"),
-                        errhint("Keep the file: members of pg_read_all_settings can read idgen.registry_password.")));
+        ereport(
+            FATAL,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg("idgen.registry_password and idgen.registry_password_file cannot both be set"),
+             errhint("Keep the file: members of pg_read_all_settings can read idgen.registry_password.")));
     char problem[MAXPGPATH + 128];
     password_file_problem(problem, sizeof problem);
     if (problem[0] != '\0') ereport(FATAL, (errcode(ERRCODE_CONFIG_FILE_ERROR), errmsg("%s", problem)));

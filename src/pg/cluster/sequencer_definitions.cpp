@@ -1,10 +1,12 @@
 // Snowflake sequencers' definitions in etcd, registered, destroyed and watched: see
 // sequencer_definitions.hpp.
 #include "pg/cluster/sequencer_definitions.hpp"
+
 #include "core/base/atomic_word.hpp"
 #include "core/registry/sequencer_definition.hpp"
-#include "pg/boundary/settings.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/settings.hpp"
 
 namespace idgen::pg {
 
@@ -14,13 +16,19 @@ SequencerDefinitions::SequencerDefinitions(RegistryConnection &conn, HeldNodes &
 // kRegister: the cluster has this definition, or gets it (core/registry/sequencer_definition.hpp).
 ClaimAnswer SequencerDefinitions::register_definition(int i, const std::string &definition_text, bool create,
                                                       std::string *detail) {
-    const registry::RegisterResult result = registry::register_definition(r.etcd, r.definition_key(i), definition_text, create);
-    *detail = result.outcome == registry::Registered::failed && result.detail.empty() ? r.etcd.error() : result.detail;
+    const registry::RegisterResult result =
+        registry::register_definition(r.etcd, r.definition_key(i), definition_text, create);
+    *detail = result.outcome == registry::Registered::failed && result.detail.empty() ? r.etcd.error()
+                                                                                      : result.detail;
     switch (result.outcome) {
-        case registry::Registered::ok: return ClaimAnswer::ok;
-        case registry::Registered::conflict: return ClaimAnswer::conflict;
-        case registry::Registered::destroyed: return ClaimAnswer::destroyed;
-        case registry::Registered::failed: break;
+        case registry::Registered::ok:
+            return ClaimAnswer::ok;
+        case registry::Registered::conflict:
+            return ClaimAnswer::conflict;
+        case registry::Registered::destroyed:
+            return ClaimAnswer::destroyed;
+        case registry::Registered::failed:
+            break;
     }
     return ClaimAnswer::failed;
 }
@@ -53,7 +61,8 @@ void SequencerDefinitions::serve(int i, bool look) {
     // A destroy first: a drop committed before a create of the same name was asked.
     if (requests & kDestroy) answer = destroy_first(i, dropped, &detail);
     // (after a destroy alone nothing below applies: not wanted)
-    if (answer == ClaimAnswer::ok) answer = register_and_attach(i, requests, definition, wanted, live, look, &detail);
+    if (answer == ClaimAnswer::ok)
+        answer = register_and_attach(i, requests, definition, wanted, live, look, &detail);
     if (requests != 0) {
         LWLockAcquire(r.c->lock, LW_EXCLUSIVE);
         claim->answered = asked;
@@ -82,7 +91,8 @@ ClaimAnswer SequencerDefinitions::destroy_first(int i, const std::string &droppe
 
 // serve's kRegister and kDetach, then a node id for a wanted claim (asked, or unasked at a look).
 ClaimAnswer SequencerDefinitions::register_and_attach(int i, uint32_t requests, const std::string &definition,
-                                                      bool wanted, int32_t live, bool look, std::string *detail) {
+                                                      bool wanted, int32_t live, bool look,
+                                                      std::string *detail) {
     Claim *claim = &r.c->claims[i];
     ClaimAnswer answer = ClaimAnswer::ok;
     if ((requests & kRegister) && !definition.empty()) {

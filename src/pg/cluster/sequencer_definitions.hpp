@@ -28,7 +28,8 @@ struct SequencerDefinitions {
     bool refresh();
 
 private:
-    ClaimAnswer register_definition(int i, const std::string &definition_text, bool create, std::string *detail);
+    ClaimAnswer register_definition(int i, const std::string &definition_text, bool create,
+                                    std::string *detail);
     bool destroy(int i, const std::string &dropped);
     ClaimAnswer destroy_first(int i, const std::string &dropped, std::string *detail);
     ClaimAnswer register_and_attach(int i, uint32_t requests, const std::string &definition, bool wanted,

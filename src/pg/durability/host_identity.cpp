@@ -6,8 +6,9 @@
 
 #include "core/base/mac_address.hpp"
 #include "core/generators/uuid_v1_clock.hpp"
-#include "pg/durability/durable_record.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/durability/durable_record.hpp"
 
 extern "C" {
 #include <dirent.h>
@@ -19,7 +20,7 @@ extern "C" {
 namespace idgen::pg {
 
 static const char kIdentityFile[] = "idgen.identity";
-static const uint32_t kIdentityMagic = 0x1D6E4944;         // "idgen identity", format 1
+static const uint32_t kIdentityMagic = 0x1D6E4944;            // "idgen identity", format 1
 static const uint32_t kIdentityWithSystemMagic = 0x1D6E4945;  // format 2: and whose system it is
 
 // Format 2: the identity and the system identifier of the cluster it was made for. A standby, a
@@ -58,7 +59,8 @@ bool first_mac_address(uint64_t *mac) {
         snprintf(path, sizeof path, "/sys/class/net/%s/operstate", de->d_name);
         const bool up = read_line(path, line, sizeof line) && strncmp(line, "up", 2) == 0;
         // Up interfaces first; among equals, the first name in byte order.
-        if (best_name[0] == '\0' || (up && !best_up) || (up == best_up && strcmp(de->d_name, best_name) < 0)) {
+        if (best_name[0] == '\0' || (up && !best_up) ||
+            (up == best_up && strcmp(de->d_name, best_name) < 0)) {
             strlcpy(best_name, de->d_name, sizeof best_name);
             best = candidate;
             best_up = up;

@@ -3,23 +3,24 @@
 // The loop every time-ordered generator runs for one id: read the wall clock (or the lead floor
 // after adopted state, generator_now_unix_ns), draw from the core, and then hand the id out
 // once the durable horizon (and this database's carried copy) covers it and, in cluster mode,
-// the registry admits it (NodeSource), or wait for the clock, or raise the core's error. `draw(now_unix_ns, &error)` returns the core's one result
-// shape, Drawn<Fields> (logical_clock.hpp). Everything alive across the ereport longjmps in
-// here is trivially destructible.
+// the registry admits it (NodeSource), or wait for the clock, or raise the core's error. `draw(now_unix_ns,
+// &error)` returns the core's one result shape, Drawn<Fields> (logical_clock.hpp). Everything alive across
+// the ereport longjmps in here is trivially destructible.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
 #include "core/base/atomic_word.hpp"
-#include "core/clocks/session_run.hpp"
 #include "core/base/status.hpp"
-#include "pg/moves/carried_state.hpp"
-#include "pg/cluster/node_source.hpp"
+#include "core/clocks/session_run.hpp"
+
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/settings.hpp"
-#include "pg/shared_memory/shared_state.hpp"
 #include "pg/boundary/wall_clock.hpp"
+#include "pg/cluster/node_source.hpp"
+#include "pg/moves/carried_state.hpp"
+#include "pg/shared_memory/shared_state.hpp"
 
 namespace idgen::pg {
 
@@ -51,7 +52,8 @@ inline PositionRun *ordered_run(SharedState *shared, PositionRun *run, int64_t n
 // and only if the node id did not change meanwhile (otherwise node->read and draw again): see
 // cluster_shared.hpp.
 template <typename DrawFn>
-auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawFn draw, NodeSource *node = nullptr) {
+auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawFn draw,
+                       NodeSource *node = nullptr) {
     using Result = decltype(draw(int64_t{0}, static_cast<Status *>(nullptr)));
     static_assert(std::is_same_v<Result, Drawn<typename Result::FieldsType>>,
                   "a generator's draw returns the core's Drawn (logical_clock.hpp)");
@@ -65,7 +67,8 @@ auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawF
             ensure_horizon(shared, n.end_unix_us, now_ns / 1000, what);
             ensure_carried_horizon(shared, n.end_unix_us, what);
             if (node == nullptr || node->cluster == nullptr ||
-                cluster_admit(node->cluster, node->word(), node->seen, n.end_unix_us, what, &node->give_up_ns))
+                cluster_admit(node->cluster, node->word(), node->seen, n.end_unix_us, what,
+                              &node->give_up_ns))
                 return n;
             node->read(what);
             continue;

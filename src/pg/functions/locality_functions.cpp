@@ -2,10 +2,11 @@
 // position per id from shared memory, and the decoders of Groupon's layout.
 #include "core/generators/locality_clock.hpp"
 #include "core/layouts/locality_uuid.hpp"
-#include "pg/functions/ready_to_generate.hpp"
+
 #include "pg/boundary/convert.hpp"
-#include "pg/functions/generate.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/functions/generate.hpp"
+#include "pg/functions/ready_to_generate.hpp"
 
 extern "C" {
 #include "common/md5.h"
@@ -46,14 +47,14 @@ static Datum generate(bool sequential) {
     SharedState *shared = ready_to_generate("locality_uuid()");
     LiveGenerators *live = &shared->live;
     static locality::SessionRun session;
-    const locality::Tick t = draw_until_issued(shared, Generator::locality_uuid, "locality_uuid()", [&](int64_t now_ns, Status *error) {
-        return locality::next(&live->locality, now_ns / 1000000, max_lead_ms, error,
-                              ordered_run(shared, &session.run, now_ns) != nullptr ? &session : nullptr);
-    });
-    const locality::Fields fields{
-        sequential ? sequential_start(t.unix_ms) + static_cast<uint32_t>(t.sequence)
-                   : locality::variable_counter(t.sequence),
-        static_cast<uint32_t>(MyProcPid), live->locality_mac, t.unix_ms};
+    const locality::Tick t = draw_until_issued(
+        shared, Generator::locality_uuid, "locality_uuid()", [&](int64_t now_ns, Status *error) {
+            return locality::next(&live->locality, now_ns / 1000000, max_lead_ms, error,
+                                  ordered_run(shared, &session.run, now_ns) != nullptr ? &session : nullptr);
+        });
+    const locality::Fields fields{sequential ? sequential_start(t.unix_ms) + static_cast<uint32_t>(t.sequence)
+                                             : locality::variable_counter(t.sequence),
+                                  static_cast<uint32_t>(MyProcPid), live->locality_mac, t.unix_ms};
     Uuid out;
     check(locality::encode(sequential ? locality::Mode::sequential : locality::Mode::variable, fields, &out));
     PG_RETURN_UUID_P(datum_from_uuid(out));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/layouts/snowflake.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/cluster/node_source.hpp"
 #include "pg/sequencers/sequencer_cache.hpp"

@@ -2,6 +2,7 @@
 // backfill, from leased namespaces (one owner per sequencer; in cluster mode, windows numbered
 // by the registry).
 #include "core/layouts/snowflake.hpp"
+
 #include "pg/backfill/backfill_sessions.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
@@ -31,10 +32,12 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
     int64_t id = 0;
     const Status valid = snowflake::at(layout, us, 0, 0, &id);  // the time and the reserved nodes
     if (valid.code == Errc::not_attached)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("Snowflake sequencer \"%s\" reserves no node ids for backfill", site->def.name),
-                        errhint("Create a sequencer with backfill_nodes, e.g. snowflake_create('%s_backfill', "
-                                "max_nodes => 128, backfill_nodes => 16).", site->def.name)));
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("Snowflake sequencer \"%s\" reserves no node ids for backfill", site->def.name),
+                 errhint("Create a sequencer with backfill_nodes, e.g. snowflake_create('%s_backfill', "
+                         "max_nodes => 128, backfill_nodes => 16).",
+                         site->def.name)));
     check(valid);
     // One lease space per sequencer name in this database: a sequencer dropped and created
     // again goes on with the namespaces after the old one's.
@@ -59,14 +62,17 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
     // sequencer, or the one an administrator named) may.
     const int32_t own_node = server_node("snowflake_at()").node;
     if (site->def.backfill_owner >= 0 && site->def.backfill_owner != own_node)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("snowflake_at(): the backfill of Snowflake sequencer \"%s\" belongs to the server "
-                               "with node id %d", site->def.name, site->def.backfill_owner),
-                        errdetail("This server's idgen.node_id is %d. Its reserved node ids are leased from one "
-                                  "server's counter, so only one server may backfill a sequencer.", own_node),
-                        errhint("Run the backfill there; or, once no other server backfills it, move it: "
-                                "UPDATE snowflake_definitions SET backfill_owner = %d WHERE name = '%s'.",
-                                own_node, site->def.name)));
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake_at(): the backfill of Snowflake sequencer \"%s\" belongs to the server "
+                        "with node id %d",
+                        site->def.name, site->def.backfill_owner),
+                 errdetail("This server's idgen.node_id is %d. Its reserved node ids are leased from one "
+                           "server's counter, so only one server may backfill a sequencer.",
+                           own_node),
+                 errhint("Run the backfill there; or, once no other server backfills it, move it: "
+                         "UPDATE snowflake_definitions SET backfill_owner = %d WHERE name = '%s'.",
+                         own_node, site->def.name)));
     const BackfillDraw d = draw_backfill(shared, space, snowflake::backfill_per_namespace(layout),
                                          static_cast<uint64_t>(layout.backfill_nodes), 1,
                                          snowflake::backfill_key(us), "snowflake_at()");

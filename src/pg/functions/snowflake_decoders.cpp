@@ -3,6 +3,7 @@
 // snowflake_min_id under a layout given explicitly, which look nothing up and so are IMMUTABLE
 // (generated columns, index expressions, partition bounds).
 #include "core/layouts/snowflake.hpp"
+
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/postgres_api.hpp"
@@ -29,7 +30,8 @@ static TimestampTz timestamptz_of_unix_ms(int64_t unix_ms) {
     // From Unix's epoch to PostgreSQL's in milliseconds first: PostgreSQL's last years overflow
     // an int64 of Unix microseconds, not one of its own.
     TimestampTz ts = 0;
-    if (__builtin_mul_overflow(unix_ms - kPostgresEpochUnixMicros / 1000, int64_t{1000}, &ts) || !IS_VALID_TIMESTAMP(ts))
+    if (__builtin_mul_overflow(unix_ms - kPostgresEpochUnixMicros / 1000, int64_t{1000}, &ts) ||
+        !IS_VALID_TIMESTAMP(ts))
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("timestamp out of range")));
     return ts;
 }
@@ -62,7 +64,8 @@ Datum idgen_snowflake_min_id(PG_FUNCTION_ARGS) {
 
 // The layout given as (epoch, max_nodes, layout) from argument `first` on.
 static snowflake::Layout layout_args(FunctionCallInfo fcinfo, int first) {
-    return explicit_layout(PG_GETARG_TIMESTAMPTZ(first), PG_GETARG_INT32(first + 1), PG_GETARG_TEXT_PP(first + 2));
+    return explicit_layout(PG_GETARG_TIMESTAMPTZ(first), PG_GETARG_INT32(first + 1),
+                           PG_GETARG_TEXT_PP(first + 2));
 }
 
 // (id bigint, epoch, max_nodes, layout) -> timestamptz
@@ -75,6 +78,7 @@ Datum idgen_snowflake_timestamp_of(PG_FUNCTION_ARGS) {
 // (ts, epoch, max_nodes, layout) -> bigint
 Datum idgen_snowflake_min_id_of(PG_FUNCTION_ARGS) {
     int64_t id = 0;
-    check(snowflake::min_id(layout_args(fcinfo, 1), unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), &id));
+    check(snowflake::min_id(layout_args(fcinfo, 1), unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)),
+                            &id));
     PG_RETURN_INT64(id);
 }

@@ -3,6 +3,7 @@
 // dropped sequencer's slot, a sequencer's row of the view, and a node id claimed or given back.
 #include "core/layouts/snowflake.hpp"
 #include "core/registry/registry_lease.hpp"
+
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/postgres_api.hpp"
@@ -69,7 +70,8 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     const int64 definition_id = PG_GETARG_INT64(1);
     int node_bits = 0;
     check(snowflake::node_bits_for(PG_GETARG_INT32(2), &node_bits), "max_nodes");
-    const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3), layout_width(layout_arg(fcinfo, 4))};
+    const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3),
+                                   layout_width(layout_arg(fcinfo, 4))};
 
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
@@ -86,11 +88,13 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
         bool found = false;
         const ClaimWord w = cluster_claim_word(cluster, text_to_cstring(PG_GETARG_TEXT_PP(5)), &found);
         const bool attached = found && w.state() == ClaimState::attached &&
-                              registry::within_deadline(static_cast<int64_t>(atomic_load(&cluster->deadline_ns)), monotonic_ns());
+                              registry::within_deadline(
+                                  static_cast<int64_t>(atomic_load(&cluster->deadline_ns)), monotonic_ns());
         values[2] = Int32GetDatum(attached ? w.node() : 0);
         nulls[2] = !attached;
-        values[3] = CStringGetTextDatum(attached ? "attached"
-                                        : found && w.state() == ClaimState::destroyed ? "destroyed" : "detached");
+        values[3] = CStringGetTextDatum(attached                                      ? "attached"
+                                        : found && w.state() == ClaimState::destroyed ? "destroyed"
+                                                                                      : "detached");
     } else {
         NodeSource configured;  // no cluster: idgen.node_id, never an error
         configured.read("snowflake_sequencer_row()");

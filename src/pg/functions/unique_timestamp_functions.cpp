@@ -1,10 +1,11 @@
 // Unique nanosecond timestamps (after Chronicle's): unique_timestamp() from one shared 64-bit word,
 // with idgen.node_id in its last idgen.unique_timestamp_digits decimal digits, and readers.
 #include "core/layouts/unique_timestamp.hpp"
-#include "pg/functions/ready_to_generate.hpp"
+
 #include "pg/boundary/convert.hpp"
-#include "pg/functions/generate.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/functions/generate.hpp"
+#include "pg/functions/ready_to_generate.hpp"
 
 using namespace idgen;
 using namespace idgen::pg;
@@ -25,20 +26,26 @@ Datum idgen_unique_timestamp(PG_FUNCTION_ARGS) {
     NodeSource node = server_node("unique_timestamp()");
     const Status fits = unique_ts::check_host(layout(), node.node);
     if (!fits.ok())
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("unique_timestamp(): %s %d does not fit in idgen.unique_timestamp_digits = %d digits",
-                               node.cluster != nullptr ? "the registry's node id" : "idgen.node_id", node.node,
-                               unique_timestamp_digits),
-                        node.cluster != nullptr
-                            ? errhint("In cluster mode the node id is the registry's: set idgen.unique_timestamp_digits "
-                                      "to 3 for up to 1,000 servers, and restart.")
-                            : errhint("Set idgen.node_id to 0..%d, or idgen.unique_timestamp_digits to 3 for up to "
-                                      "1,000 servers, and restart.", unique_ts::max_host(layout()))));
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("unique_timestamp(): %s %d does not fit in idgen.unique_timestamp_digits = %d digits",
+                    node.cluster != nullptr ? "the registry's node id" : "idgen.node_id", node.node,
+                    unique_timestamp_digits),
+             node.cluster != nullptr
+                 ? errhint("In cluster mode the node id is the registry's: set idgen.unique_timestamp_digits "
+                           "to 3 for up to 1,000 servers, and restart.")
+                 : errhint("Set idgen.node_id to 0..%d, or idgen.unique_timestamp_digits to 3 for up to "
+                           "1,000 servers, and restart.",
+                           unique_ts::max_host(layout()))));
     static PositionRun run;
-    const unique_ts::Next n = draw_until_issued(shared, Generator::unique_timestamp, "unique_timestamp()", [&](int64_t now_ns, Status *error) {
-        return unique_ts::next(&shared->live.unique_ts, layout(), node.node, now_ns, max_lead_ms, error,
-                               ordered_run(shared, &run, now_ns));
-    }, &node);
+    const unique_ts::Next n = draw_until_issued(
+        shared, Generator::unique_timestamp, "unique_timestamp()",
+        [&](int64_t now_ns, Status *error) {
+            return unique_ts::next(&shared->live.unique_ts, layout(), node.node, now_ns, max_lead_ms, error,
+                                   ordered_run(shared, &run, now_ns));
+        },
+        &node);
     PG_RETURN_INT64(n.value);
 }
 

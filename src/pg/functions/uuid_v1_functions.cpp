@@ -3,6 +3,7 @@
 // uuid_v6_timestamp, uuid_v1_to_v6, uuid_v6_to_v1; and uuid_version for any UUID.
 // Stateless, so they work without shared_preload_libraries.
 #include "core/layouts/uuid_v1.hpp"
+
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/postgres_api.hpp"

@@ -2,13 +2,14 @@
 // 100 ns ticks, with the clock sequence and node of idgen.identity / idgen.uuid_node, and the
 // same in version 6's layout. One clock for both, so a version-6 UUID converted to version 1
 // never equals a uuid_v1() UUID of the same server, and the other way round.
-#include "pg/functions/ready_to_generate.hpp"
 #include "pg/functions/uuid_v1_live.hpp"
 
 #include "core/generators/uuid_v1_clock.hpp"
+
 #include "pg/boundary/convert.hpp"
-#include "pg/functions/generate.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/functions/generate.hpp"
+#include "pg/functions/ready_to_generate.hpp"
 
 using namespace idgen;
 using namespace idgen::pg;
@@ -34,14 +35,16 @@ static Uuid draw_live_v1(const char *what) {
     LiveGenerators *live = &shared->live;
     uint64_t node = 0;
     if (!live_uuid_node(shared, &node))
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("%s: idgen.uuid_node is 'mac', but no network interface has a MAC address", what),
-                        errhint("Set idgen.uuid_node to 'random' or to an explicit MAC address and restart.")));
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("%s: idgen.uuid_node is 'mac', but no network interface has a MAC address", what),
+                 errhint("Set idgen.uuid_node to 'random' or to an explicit MAC address and restart.")));
     static PositionRun run;  // one clock for uuid_v1() and uuid_v6(), so one run
-    const uuid_v1::Next n = draw_until_issued(shared, Generator::uuid_v1, what, [&](int64_t now_ns, Status *error) {
-        return uuid_v1::next(&live->uuid_v1, now_ns, max_lead_ms, live->uuid_clock_seq, node, error,
-                             ordered_run(shared, &run, now_ns));
-    });
+    const uuid_v1::Next n =
+        draw_until_issued(shared, Generator::uuid_v1, what, [&](int64_t now_ns, Status *error) {
+            return uuid_v1::next(&live->uuid_v1, now_ns, max_lead_ms, live->uuid_clock_seq, node, error,
+                                 ordered_run(shared, &run, now_ns));
+        });
     return n.uuid;
 }
 

@@ -1,18 +1,19 @@
 // Version-7 UUIDs: uuid_v7() from the server's shared clock (strictly increasing across all
 // sessions), uuid_v7_at(ts) for backfills (exactly ts, unique through leased namespaces), and
 // the readers uuid_v7_timestamp(u) and uuid_v7_min(ts). Layout: src/core/layouts/uuid_v7.hpp.
-#include "core/layouts/uuid_v7.hpp"
 #include "core/generators/uuid_v7_clock.hpp"
-#include "pg/functions/ready_to_generate.hpp"
+#include "core/layouts/uuid_v7.hpp"
+
 #include "pg/backfill/backfill_sessions.hpp"
 #include "pg/backfill/cluster_backfill.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
-#include "pg/functions/generate.hpp"
+#include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/random_bits.hpp"
 #include "pg/boundary/settings.hpp"
+#include "pg/functions/generate.hpp"
+#include "pg/functions/ready_to_generate.hpp"
 #include "pg/shared_memory/shared_state.hpp"
-#include "pg/boundary/postgres_api.hpp"
 
 using namespace idgen;
 using namespace idgen::pg;
@@ -31,10 +32,13 @@ Datum idgen_uuid_v7(PG_FUNCTION_ARGS) {
     const uint64_t random = random_u64();
     static PositionRun run;
     NodeSource node = server_node("uuid_v7()");
-    const uuid_v7::Next n = draw_until_issued(shared, Generator::uuid_v7, "uuid_v7()", [&](int64_t now_ns, Status *error) {
-        return uuid_v7::next(&shared->live.uuid_v7, now_ns, max_lead_ms, node.node, random, error,
-                             ordered_run(shared, &run, now_ns));
-    }, &node);
+    const uuid_v7::Next n = draw_until_issued(
+        shared, Generator::uuid_v7, "uuid_v7()",
+        [&](int64_t now_ns, Status *error) {
+            return uuid_v7::next(&shared->live.uuid_v7, now_ns, max_lead_ms, node.node, random, error,
+                                 ordered_run(shared, &run, now_ns));
+        },
+        &node);
     PG_RETURN_UUID_P(datum_from_uuid(n.uuid));
 }
 
@@ -46,7 +50,8 @@ Datum idgen_uuid_v7_at(PG_FUNCTION_ARGS) {
     const int64_t us = unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
     uuid_v7::Time t;
     check(uuid_v7::time_from_unix_micros(us, &t));
-    const RetrospectiveNode id = retrospective_node(what, "Set idgen.node_id in postgresql.conf and restart.");
+    const RetrospectiveNode id =
+        retrospective_node(what, "Set idgen.node_id in postgresql.conf and restart.");
     const BackfillDraw d = draw_backfill(shared, LeaseSpace{LeaseKind::uuid_v7, InvalidOid, id.space_key},
                                          uuid_v7::kPerNamespace, uuid_v7::kNamespaces, 1, us, what);
     Uuid u;

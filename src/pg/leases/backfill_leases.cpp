@@ -1,6 +1,6 @@
-// The retrospective ids' slice of shared memory and its lease table. Leasing namespaces: find or add the space's cell, write the table with
-// the number advanced (file, then WAL: the order state_wal.hpp argues), wait for synchronous
-// standbys, then hand the number out.
+// The retrospective ids' slice of shared memory and its lease table. Leasing namespaces: find or add the
+// space's cell, write the table with the number advanced (file, then WAL: the order state_wal.hpp argues),
+// wait for synchronous standbys, then hand the number out.
 #include "pg/leases/backfill_leases.hpp"
 
 #include <cstring>
@@ -50,10 +50,11 @@ bool load_leases(LeaseTable *table, LeaseRuntime *runtime) {
 
 static void refuse_unreadable(const BackfillShared *s, const char *what) {
     if (s->leases_unreadable)
-        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-                        errmsg("idgen lease file \"%s\" in the data directory is unreadable", kLeaseFile),
-                        errdetail("Without it idgen cannot know which namespaces %s handed out before.", what),
-                        errhint("Restore it from a backup of this data directory and restart.")));
+        ereport(ERROR,
+                (errcode(ERRCODE_DATA_CORRUPTED),
+                 errmsg("idgen lease file \"%s\" in the data directory is unreadable", kLeaseFile),
+                 errdetail("Without it idgen cannot know which namespaces %s handed out before.", what),
+                 errhint("Restore it from a backup of this data directory and restart.")));
 }
 
 // Writes the table with one cell changed (file, then WAL) and makes it the shared one. Under
@@ -82,7 +83,8 @@ static LeaseTable::Cell *cell_or_error(BackfillShared *s, LeaseTable *next_table
     return cell;
 }
 
-bool lease_namespace(BackfillShared *s, const LeaseSpace &space, uint64_t limit, const char *what, uint64_t *ns) {
+bool lease_namespace(BackfillShared *s, const LeaseSpace &space, uint64_t limit, const char *what,
+                     uint64_t *ns) {
     refuse_unreadable(s, what);
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     LeaseTable next_table = s->leases;
@@ -159,7 +161,8 @@ LeaseState lease_state(BackfillShared *s, const LeaseSpace &space) {
 
 // Raises the space's state to `to` (file, then WAL when `log`); the end of the record, or
 // InvalidXLogRecPtr when nothing was written. A full table is left alone: leasing refuses.
-static XLogRecPtr raise_lease_locked(BackfillShared *s, LeaseSpace space, LeaseState to, bool log, bool recyclable) {
+static XLogRecPtr raise_lease_locked(BackfillShared *s, LeaseSpace space, LeaseState to, bool log,
+                                     bool recyclable) {
     backfill::from_skipping_mapping(&space, &to);  // WAL or rows of an older version
     // Over an unreadable file nothing is written: a file holding only this space would read as
     // complete after a restart and let the other spaces lease their namespaces again.

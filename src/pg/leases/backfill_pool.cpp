@@ -8,7 +8,8 @@ namespace idgen::pg {
 bool adopt_parked(BackfillShared *s, const LeaseSpace &space, uint64_t per_namespace, uint64_t *ns,
                   uint32_t *starts) {
     LWLockAcquire(s->pool_lock, LW_EXCLUSIVE);
-    const bool got = backfill::pool_adopt(s->pool.slots, kPoolSlots, backfill::space_id(space), per_namespace, ns, starts);
+    const bool got =
+        backfill::pool_adopt(s->pool.slots, kPoolSlots, backfill::space_id(space), per_namespace, ns, starts);
     LWLockRelease(s->pool_lock);
     return got;
 }
@@ -36,7 +37,8 @@ void count_in_use(BackfillShared *s, const LeaseSpace &space, uint64_t limit, in
 SpaceCounts space_counts(BackfillShared *s, const LeaseSpace &space) {
     SpaceCounts c{0, 0, 0};
     LWLockAcquire(s->pool_lock, LW_SHARED);
-    if (const BackfillPool::Use *u = backfill::find_cell(s->pool.uses, space)) c = SpaceCounts{u->limit, 0, u->in_use};
+    if (const BackfillPool::Use *u = backfill::find_cell(s->pool.uses, space))
+        c = SpaceCounts{u->limit, 0, u->in_use};
     c.pooled = backfill::pool_count(s->pool.slots, kPoolSlots, backfill::space_id(space));
     LWLockRelease(s->pool_lock);
     return c;

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "core/backfill/backfill_pool.hpp"
+
 #include "pg/leases/backfill_shared.hpp"
 
 namespace idgen::pg {

@@ -20,6 +20,7 @@
 
 #include "core/backfill/backfill_pool.hpp"
 #include "core/backfill/lease_spaces.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
@@ -65,7 +66,6 @@ struct BackfillPool {
         uint64_t in_use;   // namespaces held by running sessions
     } uses[kLeaseSpaces];  // pool_lock; as many as lease cells, so a space that could lease has one
 };
-
 
 struct BackfillShared {
     // Never change after startup.

@@ -1,9 +1,9 @@
 // The adoption at the end of archive recovery (adoption.hpp).
 #include "pg/moves/adoption.hpp"
 
-#include "pg/leases/backfill_leases.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/boundary/wall_clock.hpp"
+#include "pg/leases/backfill_leases.hpp"
 #include "pg/shared_memory/shared_state.hpp"
 
 namespace idgen::pg {

@@ -3,13 +3,14 @@
 #include "pg/moves/carried_state.hpp"
 
 #include "core/clocks/horizon.hpp"
+
 #include "pg/boundary/extension_schema.hpp"
 #include "pg/durability/standby_wait.hpp"
 #include "pg/leases/backfill_leases.hpp"
 
 extern "C" {
-#include "access/generic_xlog.h"
 #include "access/genam.h"
+#include "access/generic_xlog.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xlog.h"
@@ -169,7 +170,8 @@ struct RowLease {
 
 static RowLease lease_of(const Row &row) {
     const LeaseKind kind = static_cast<LeaseKind>(row.kind);
-    RowLease l{LeaseSpace{kind, kind == LeaseKind::snowflake ? MyDatabaseId : InvalidOid, static_cast<uint64_t>(row.key)},
+    RowLease l{LeaseSpace{kind, kind == LeaseKind::snowflake ? MyDatabaseId : InvalidOid,
+                          static_cast<uint64_t>(row.key)},
                LeaseState{static_cast<uint64_t>(row.value), static_cast<uint32_t>(row.bound),
                           static_cast<uint32_t>(row.step)}};
     backfill::from_skipping_mapping(&l.space, &l.state);
@@ -204,7 +206,8 @@ static Carried *carried_of(const LeaseSpace &space) {
 void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &state, const char *what) {
     adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
     const Carried *known = carried_of(space);
-    if (known != nullptr && OidIsValid(table_relid) && known->table == table_relid && covers(known->state, state))
+    if (known != nullptr && OidIsValid(table_relid) && known->table == table_relid &&
+        covers(known->state, state))
         return;
     const int64 writer = own_writer();
     bool placed = false;
@@ -230,15 +233,16 @@ void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &stat
     if (!placed && !table_missing)
         end = edit_rows([&](Row *row) {
             // The space's row again: another session of this database may have just placed it.
-            const bool usable = same_space(row, space) ||
-                                (row->slot != kHorizonRow && row->kind == static_cast<int32>(LeaseKind::free));
+            const bool usable = same_space(row, space) || (row->slot != kHorizonRow &&
+                                                           row->kind == static_cast<int32>(LeaseKind::free));
             return !placed && usable && merge(row);
         });
     make_durable(end, what);
     if (table_missing) return;
     if (!placed)
-        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                        errmsg("%s: idgen's table \"%s\" has no free row for another id space", what, kTable)));
+        ereport(ERROR,
+                (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                 errmsg("%s: idgen's table \"%s\" has no free row for another id space", what, kTable)));
     Carried *slot = carried_of(space);
     if (slot == nullptr) slot = &carried[carried_next++ % (sizeof carried / sizeof carried[0])];
     *slot = Carried{space, now, table_relid};  // durable: make_durable returned
@@ -317,14 +321,23 @@ int read_guard_rows(Row *out, int max) {
     return n;
 }
 
-static bool place_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32_t flags, const char *what) {
+static bool place_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32_t flags,
+                            const char *what) {
     const int64 writer = own_writer();
     bool placed = false;
-    auto guard_of = [&](const Row *row) { return row->slot != kHorizonRow && row->kind == kGuardKind && row->key == subid; };
+    auto guard_of = [&](const Row *row) {
+        return row->slot != kHorizonRow && row->kind == kGuardKind && row->key == subid;
+    };
     auto put = [&](Row *row) {
         placed = true;
         const Row before = *row;
-        *row = Row{row->slot, kGuardKind, subid, publisher_node, writer, state, (guard_of(row) ? row->step : 0) | flags};
+        *row = Row{row->slot,
+                   kGuardKind,
+                   subid,
+                   publisher_node,
+                   writer,
+                   state,
+                   (guard_of(row) ? row->step : 0) | flags};
         return memcmp(&before, row, sizeof before) != 0;
     };
     XLogRecPtr end = edit_rows([&](Row *row) { return !placed && guard_of(row) && put(row); });
@@ -357,7 +370,8 @@ bool write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32
 
 void free_guard_row(int64_t subid) {
     make_durable(edit_rows([&](Row *row) {
-                     if (row->slot == kHorizonRow || row->kind != kGuardKind || row->key != subid) return false;
+                     if (row->slot == kHorizonRow || row->kind != kGuardKind || row->key != subid)
+                         return false;
                      *row = Row{row->slot, 0, 0, 0, 0, 0, 0};
                      return true;
                  }),
@@ -405,7 +419,8 @@ Datum idgen_reserved_state_save(PG_FUNCTION_ARGS) {
     adoption_checked = false;
     table_relid = InvalidOid;  // the table is new: nothing carried into it yet
     for (Carried &c : carried) c.table = InvalidOid;
-    ensure_carried_horizon(s, static_cast<int64_t>(idgen::atomic_load(&s->horizon.durable_unix_us)), "CREATE EXTENSION idgen");
+    ensure_carried_horizon(s, static_cast<int64_t>(idgen::atomic_load(&s->horizon.durable_unix_us)),
+                           "CREATE EXTENSION idgen");
     const LeaseTable table = lease_table(backfill_shared());
     for (const LeaseTable::Cell &c : table.cells)
         if (c.space.kind != LeaseKind::free && c.state.next > 0 &&

@@ -26,8 +26,8 @@ void finish_connection(PGconn *conn) {
 static bool wait_for_socket(PGconn *conn, int events, TimestampTz deadline, PGresult *held) {
     const long left_ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
     if (left_ms <= 0) return false;
-    const int rc = WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events, PQsocket(conn),
-                                     left_ms, PG_WAIT_EXTENSION);
+    const int rc = WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
+                                     PQsocket(conn), left_ms, PG_WAIT_EXTENSION);
     if (rc & WL_LATCH_SET) ResetLatch(MyLatch);
     if (INTERRUPTS_PENDING_CONDITION()) {
         PQclear(held);
@@ -53,9 +53,10 @@ PGconn *connect_interruptibly(const char *const *keys, const char *const *values
     const TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms);
     for (PostgresPollingStatusType poll = PGRES_POLLING_WRITING; poll != PGRES_POLLING_OK;) {
         if (poll == PGRES_POLLING_FAILED ||
-            !wait_for_socket(conn, poll == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE, deadline,
-                             nullptr)) {
-            snprintf(error, error_size, "%s", poll == PGRES_POLLING_FAILED ? PQerrorMessage(conn) : "timed out");
+            !wait_for_socket(conn, poll == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE,
+                             deadline, nullptr)) {
+            snprintf(error, error_size, "%s",
+                     poll == PGRES_POLLING_FAILED ? PQerrorMessage(conn) : "timed out");
             finish_connection(conn);
             return nullptr;
         }

@@ -6,12 +6,13 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/base/atomic_word.hpp"
 #include "core/backfill/move_guard.hpp"
+#include "core/base/atomic_word.hpp"
+
+#include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/settings.hpp"
 #include "pg/moves/carried_state.hpp"
 #include "pg/moves/publisher_connection.hpp"
-#include "pg/boundary/settings.hpp"
-#include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
 #include "access/genam.h"
@@ -28,8 +29,8 @@ extern "C" {
 #include "nodes/parsenodes.h"
 #include "storage/latch.h"
 #include "tcop/utility.h"
-#include "utils/lsyscache.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 #include "utils/wait_event.h"
@@ -65,7 +66,8 @@ static void at_transaction_end(XactEvent event, void *) {
     if (!changed_in_transaction) return;
     if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE)
         bump_generation();
-    if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PARALLEL_PRE_COMMIT && event != XACT_EVENT_PRE_PREPARE)
+    if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PARALLEL_PRE_COMMIT &&
+        event != XACT_EVENT_PRE_PREPARE)
         changed_in_transaction = false;
 }
 
@@ -102,12 +104,14 @@ static Guard stored_guard_of(Oid subid, int32_t *flags = nullptr) {
 // synchronised). A subscription made with connect = false and never refreshed has no table.
 static bool has_synchronised_a_table(Oid subid) {
     ScanKeyData key;
-    ScanKeyInit(&key, Anum_pg_subscription_rel_srsubid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(subid));
+    ScanKeyInit(&key, Anum_pg_subscription_rel_srsubid, BTEqualStrategyNumber, F_OIDEQ,
+                ObjectIdGetDatum(subid));
     Relation rel = table_open(SubscriptionRelRelationId, AccessShareLock);
     SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, nullptr, 1, &key);
     bool synchronised = false;
     for (HeapTuple t; !synchronised && HeapTupleIsValid(t = systable_getnext(scan));)
-        synchronised = reinterpret_cast<Form_pg_subscription_rel>(GETSTRUCT(t))->srsubstate != SUBREL_STATE_INIT;
+        synchronised =
+            reinterpret_cast<Form_pg_subscription_rel>(GETSTRUCT(t))->srsubstate != SUBREL_STATE_INIT;
     systable_endscan(scan);
     table_close(rel, AccessShareLock);
     return synchronised;
@@ -151,7 +155,8 @@ void refuse_while_guarded(SharedState *s, LeaseKind kind, const char *what) {
         for (LeaseKind k : kGuardedKinds)
             if ((here || backfill::server_wide(k)) && backfill::guard_blocks(g, k, node_id)) {
                 waiting |= bit(k);
-                if (k == kind && !OidIsValid(blocker.subid)) blocker = Blocker{sub->oid, sub->subdbid, g.publisher_node};
+                if (k == kind && !OidIsValid(blocker.subid))
+                    blocker = Blocker{sub->oid, sub->subdbid, g.publisher_node};
             }
     }
     systable_endscan(scan);
@@ -164,27 +169,33 @@ void refuse_while_guarded(SharedState *s, LeaseKind kind, const char *what) {
     if (blocker.dbid != MyDatabaseId) {
         const char *db = get_database_name(blocker.dbid);
         const char *db_quoted = quote_literal_cstr(db != nullptr ? db : "?");
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("%s: database \"%s\" takes rows from subscription \"%s\", whose publisher's "
-                               "retrospective ids idgen has not taken into account",
-                               what, db != nullptr ? db : "?", name != nullptr ? name : "?"),
-                        errdetail("These ids share the server's counters across all its databases."),
-                        errhint("From here: SELECT idgen_forget_subscription(%s, database => %s); if its publisher "
-                                "made no retrospective ids, or disable it and SELECT idgen_carry_state(%s, database "
-                                "=> %s); to take its publisher's state over. Dropping it takes the state over too.",
-                                quoted, db_quoted, quoted, db_quoted)));
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("%s: database \"%s\" takes rows from subscription \"%s\", whose publisher's "
+                        "retrospective ids idgen has not taken into account",
+                        what, db != nullptr ? db : "?", name != nullptr ? name : "?"),
+                 errdetail("These ids share the server's counters across all its databases."),
+                 errhint("From here: SELECT idgen_forget_subscription(%s, database => %s); if its publisher "
+                         "made no retrospective ids, or disable it and SELECT idgen_carry_state(%s, database "
+                         "=> %s); to take its publisher's state over. Dropping it takes the state over too.",
+                         quoted, db_quoted, quoted, db_quoted)));
     }
-    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                    errmsg("%s: this database takes rows from subscription \"%s\", whose publisher's "
-                           "retrospective ids idgen has not taken into account",
-                           what, name != nullptr ? name : "?"),
-                    errdetail("%s", blocker.publisher_node >= 0
-                                        ? "The publisher's ids of this kind may equal this server's until its state is taken over."
-                                        : "The publisher's idgen.node_id is unknown, so its retrospective ids may equal this server's."),
-                    errhint("Drop the subscription when the move is done (DROP SUBSCRIPTION takes the publisher's "
-                            "state over), or disable it and SELECT idgen_carry_state(%s); or, if its publisher "
-                            "made no retrospective ids, SELECT idgen_forget_subscription(%s);",
-                            quoted, quoted)));
+    ereport(
+        ERROR,
+        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+         errmsg("%s: this database takes rows from subscription \"%s\", whose publisher's "
+                "retrospective ids idgen has not taken into account",
+                what, name != nullptr ? name : "?"),
+         errdetail(
+             "%s",
+             blocker.publisher_node >= 0
+                 ? "The publisher's ids of this kind may equal this server's until its state is taken over."
+                 : "The publisher's idgen.node_id is unknown, so its retrospective ids may equal this "
+                   "server's."),
+         errhint("Drop the subscription when the move is done (DROP SUBSCRIPTION takes the publisher's "
+                 "state over), or disable it and SELECT idgen_carry_state(%s); or, if its publisher "
+                 "made no retrospective ids, SELECT idgen_forget_subscription(%s);",
+                 quoted, quoted)));
 }
 
 // ---- Reading the publisher ---------------------------------------------------------------------
@@ -222,15 +233,17 @@ static bool read_publisher(const char *conninfo, bool with_rows, bool password_r
     if (conn == nullptr) return fail(p, "could not connect to the publisher", why, nullptr);
     if (password_required && !PQconnectionUsedPassword(conn)) {
         finish_connection(conn);
-        snprintf(p->error, sizeof p->error, "the publisher let the connection in without a password (required "
-                                            "for subscriptions not owned by a superuser)");
+        snprintf(p->error, sizeof p->error,
+                 "the publisher let the connection in without a password (required "
+                 "for subscriptions not owned by a superuser)");
         return false;
     }
-    PGresult *r = exec_interruptibly(conn,
-                                     "SELECT pg_catalog.current_setting('idgen.node_id', true), "
-                                     "pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-                                     "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'idgen'",
-                                     10000);
+    PGresult *r = exec_interruptibly(
+        conn,
+        "SELECT pg_catalog.current_setting('idgen.node_id', true), "
+        "pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+        "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'idgen'",
+        10000);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         PQclear(r);
         return fail(p, "could not read the publisher's idgen", PQerrorMessage(conn), conn);
@@ -241,7 +254,8 @@ static bool read_publisher(const char *conninfo, bool with_rows, bool password_r
         return true;
     }
     p->has_idgen = true;
-    if (!PQgetisnull(r, 0, 0) && *PQgetvalue(r, 0, 0) != '\0') p->node_id = strtoll(PQgetvalue(r, 0, 0), nullptr, 10);
+    if (!PQgetisnull(r, 0, 0) && *PQgetvalue(r, 0, 0) != '\0')
+        p->node_id = strtoll(PQgetvalue(r, 0, 0), nullptr, 10);
     char query[NAMEDATALEN * 2 + 128];
     snprintf(query, sizeof query, "SELECT slot, kind, key, value, writer, bound, step FROM %s.reserved_state",
              PQgetvalue(r, 0, 1));
@@ -254,8 +268,9 @@ static bool read_publisher(const char *conninfo, bool with_rows, bool password_r
         }
         for (int i = 0; i < PQntuples(r) && p->rows < kLeaseSpaces + 1; i++) {
             auto v = [&](int c) { return strtoll(PQgetvalue(r, i, c), nullptr, 10); };
-            p->row[p->rows++] = CarriedRow{static_cast<int32_t>(v(0)), static_cast<int32_t>(v(1)), v(2), v(3), v(4),
-                                           static_cast<int32_t>(v(5)), static_cast<int32_t>(v(6))};
+            p->row[p->rows++] =
+                CarriedRow{static_cast<int32_t>(v(0)), static_cast<int32_t>(v(1)), v(2), v(3), v(4),
+                           static_cast<int32_t>(v(5)), static_cast<int32_t>(v(6))};
         }
         PQclear(r);
     }
@@ -273,7 +288,8 @@ static void take_over(const PublisherState &p) {
     // (carry_lease, ensure_carried_horizon).
     SharedState *s = require_shared_state("taking over the publisher's idgen state");
     const bool into_rows = idgen_installed();
-    for (int i = 0; i < p.rows; i++) take_over_row(s, p.row[i], into_rows, "taking over the publisher's idgen state");
+    for (int i = 0; i < p.rows; i++)
+        take_over_row(s, p.row[i], into_rows, "taking over the publisher's idgen state");
 }
 
 // ---- The statements ----------------------------------------------------------------------------
@@ -295,13 +311,14 @@ static bool connects(const CreateSubscriptionStmt *stmt) {
 // subscription is made (nothing of it exists yet, on either side) or its connection changed.
 static void refuse_same_node(const PublisherState &p, const char *what) {
     if (!backfill::same_node(p.node_id, node_id)) return;
-    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                    errmsg("%s: the publisher has this server's idgen.node_id (%d)", what, node_id),
-                    errdetail("Both servers would issue Snowflake ids, unique timestamps and other ids under one "
-                              "node id for as long as both write (a blue/green move's old side until it drains), "
-                              "and no state taken over when the subscription is dropped can keep those apart."),
-                    errhint("Give this server a node id of its own (ALTER SYSTEM SET idgen.node_id = ...; and a "
-                            "restart), then subscribe again.")));
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("%s: the publisher has this server's idgen.node_id (%d)", what, node_id),
+             errdetail("Both servers would issue Snowflake ids, unique timestamps and other ids under one "
+                       "node id for as long as both write (a blue/green move's old side until it drains), "
+                       "and no state taken over when the subscription is dropped can keep those apart."),
+             errhint("Give this server a node id of its own (ALTER SYSTEM SET idgen.node_id = ...; and a "
+                     "restart), then subscribe again.")));
 }
 
 // The guard as the publisher is now: its node id (none when unknown: a subscription without a
@@ -341,7 +358,8 @@ static void subscription_created(const CreateSubscriptionStmt *stmt) {
         const Guard g = guard_of_publisher(creating.p, creating.read);
         // A full table is no reason to fail a statement that has made the publisher's slot:
         // without a row the subscription is guarded as one whose publisher is unknown.
-        (void)write_guard_row(subid, g.publisher_node, static_cast<int32_t>(g.state), 0, "CREATE SUBSCRIPTION");
+        (void)write_guard_row(subid, g.publisher_node, static_cast<int32_t>(g.state), 0,
+                              "CREATE SUBSCRIPTION");
     }
     guards_changed();
 }
@@ -353,7 +371,8 @@ static void subscription_altering(const AlterSubscriptionStmt *stmt) {
     if (!OidIsValid(subid) || !idgen_installed() || !has_synchronised_a_table(subid)) return;
     int32_t flags = 0;
     const Guard g = stored_guard_of(subid, &flags);
-    if ((flags & kGuardBroughtRows) == 0) guard_row_or_refuse(subid, g, kGuardBroughtRows, "ALTER SUBSCRIPTION");
+    if ((flags & kGuardBroughtRows) == 0)
+        guard_row_or_refuse(subid, g, kGuardBroughtRows, "ALTER SUBSCRIPTION");
 }
 
 // A new connection is a new publisher; an enabled subscription brings rows again, so state
@@ -373,10 +392,12 @@ static void subscription_altered(const AlterSubscriptionStmt *stmt) {
             if (!read && sub->enabled) notice_unknown_publisher(*p);
             // Rows that came from the former publisher are covered by nothing the new one says.
             const bool former_rows = (flags & kGuardBroughtRows) != 0 && stored.state == GuardState::awaiting;
-            guard_row_or_refuse(subid, former_rows ? Guard{GuardState::awaiting, -1} : guard_of_publisher(*p, read), 0,
-                                "ALTER SUBSCRIPTION");
+            guard_row_or_refuse(subid,
+                                former_rows ? Guard{GuardState::awaiting, -1} : guard_of_publisher(*p, read),
+                                0, "ALTER SUBSCRIPTION");
         } else if (stored.state == GuardState::carried && sub->enabled) {
-            guard_row_or_refuse(subid, Guard{GuardState::awaiting, stored.publisher_node}, 0, "ALTER SUBSCRIPTION");
+            guard_row_or_refuse(subid, Guard{GuardState::awaiting, stored.publisher_node}, 0,
+                                "ALTER SUBSCRIPTION");
         }
     }
     guards_changed();
@@ -421,18 +442,21 @@ static void subscription_dropped() {
             take_over(*p);
         } else if (idgen_installed()) {
             const char *quoted = quote_literal_cstr(dropping.name);
-            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                            errmsg("DROP SUBSCRIPTION: idgen could not take over the publisher's state: %s", p->error),
-                            errdetail("Without it, retrospective ids made here could equal the publisher's."),
-                            errhint("Disable the subscription, then take the state over from wherever the publisher's "
-                                    "database is now (SELECT idgen_carry_state(%s, 'conninfo');) or declare that it "
-                                    "made no retrospective ids (SELECT idgen_forget_subscription(%s);), and drop "
-                                    "again (with ALTER SUBSCRIPTION ... SET (slot_name = NONE) if its slot is gone).",
-                                    quoted, quoted)));
+            ereport(
+                ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("DROP SUBSCRIPTION: idgen could not take over the publisher's state: %s", p->error),
+                 errdetail("Without it, retrospective ids made here could equal the publisher's."),
+                 errhint("Disable the subscription, then take the state over from wherever the publisher's "
+                         "database is now (SELECT idgen_carry_state(%s, 'conninfo');) or declare that it "
+                         "made no retrospective ids (SELECT idgen_forget_subscription(%s);), and drop "
+                         "again (with ALTER SUBSCRIPTION ... SET (slot_name = NONE) if its slot is gone).",
+                         quoted, quoted)));
         } else {
-            ereport(WARNING, (errmsg("idgen: could not take over the publisher's state: %s", p->error),
-                              errdetail("This database has no idgen; ids made by other databases of this server with "
-                                        "retrospective generators could equal the publisher's.")));
+            ereport(WARNING,
+                    (errmsg("idgen: could not take over the publisher's state: %s", p->error),
+                     errdetail("This database has no idgen; ids made by other databases of this server with "
+                               "retrospective generators could equal the publisher's.")));
         }
     }
     if (idgen_installed()) free_guard_row(dropping.subid);
@@ -442,8 +466,9 @@ static void subscription_dropped() {
 
 static ProcessUtility_hook_type previous_utility_hook = nullptr;
 
-static void watch_subscriptions(PlannedStmt *pstmt, const char *query, bool read_only_tree, ProcessUtilityContext context,
-                                ParamListInfo params, QueryEnvironment *env, DestReceiver *dest, QueryCompletion *qc) {
+static void watch_subscriptions(PlannedStmt *pstmt, const char *query, bool read_only_tree,
+                                ProcessUtilityContext context, ParamListInfo params, QueryEnvironment *env,
+                                DestReceiver *dest, QueryCompletion *qc) {
     Node *stmt = pstmt->utilityStmt;
     if (IsA(stmt, CreateSubscriptionStmt))
         subscription_creating(castNode(CreateSubscriptionStmt, stmt));
@@ -486,12 +511,16 @@ struct NamedSubscription {
     const Subscription *sub;
 };
 
-static NamedSubscription find_subscription(const char *function, FunctionCallInfo fcinfo, int name_arg, int db_arg) {
+static NamedSubscription find_subscription(const char *function, FunctionCallInfo fcinfo, int name_arg,
+                                           int db_arg) {
     if (PG_ARGISNULL(name_arg))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s: subscription must not be NULL", function)));
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                        errmsg("%s: subscription must not be NULL", function)));
     const char *name = NameStr(*PG_GETARG_NAME(name_arg));
-    const Oid dbid = PG_ARGISNULL(db_arg) ? MyDatabaseId : get_database_oid(NameStr(*PG_GETARG_NAME(db_arg)), false);
-    const Oid subid = GetSysCacheOid2(SUBSCRIPTIONNAME, Anum_pg_subscription_oid, ObjectIdGetDatum(dbid), CStringGetDatum(name));
+    const Oid dbid =
+        PG_ARGISNULL(db_arg) ? MyDatabaseId : get_database_oid(NameStr(*PG_GETARG_NAME(db_arg)), false);
+    const Oid subid = GetSysCacheOid2(SUBSCRIPTIONNAME, Anum_pg_subscription_oid, ObjectIdGetDatum(dbid),
+                                      CStringGetDatum(name));
     return NamedSubscription{subid, OidIsValid(subid) ? GetSubscription(subid, false) : nullptr};
 }
 
@@ -501,8 +530,9 @@ static int64 running_workers(Oid subid) {
     Oid types[1] = {OIDOID};
     Datum args[1] = {ObjectIdGetDatum(subid)};
     SPI_connect();
-    if (SPI_execute_with_args("SELECT count(*) FROM pg_catalog.pg_stat_subscription WHERE subid = $1 AND pid IS NOT NULL",
-                              1, types, args, nullptr, true, 1) != SPI_OK_SELECT)
+    if (SPI_execute_with_args(
+            "SELECT count(*) FROM pg_catalog.pg_stat_subscription WHERE subid = $1 AND pid IS NOT NULL", 1,
+            types, args, nullptr, true, 1) != SPI_OK_SELECT)
         elog(ERROR, "idgen_carry_state: could not read pg_stat_subscription");
     bool isnull = false;
     const int64 n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -524,11 +554,14 @@ static void wait_for_workers_to_stop(Oid subid, const char *name) {
         if (waited_ms >= kWorkersStopWaitMs)
             ereport(ERROR,
                     (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                     errmsg("idgen_carry_state: subscription \"%s\" is disabled, but its workers are still applying (%lld)",
+                     errmsg("idgen_carry_state: subscription \"%s\" is disabled, but its workers are still "
+                            "applying (%lld)",
                             name, static_cast<long long>(running)),
-                     errdetail("A worker stops at the end of the transaction it applies; rows it commits after the "
-                               "state is read would not be covered."),
-                     errhint("Run it again once SELECT count(pid) FROM pg_stat_subscription WHERE subname = %s returns 0.",
+                     errdetail(
+                         "A worker stops at the end of the transaction it applies; rows it commits after the "
+                         "state is read would not be covered."),
+                     errhint("Run it again once SELECT count(pid) FROM pg_stat_subscription WHERE subname = "
+                             "%s returns 0.",
                              quote_literal_cstr(name))));
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 50, PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
@@ -552,14 +585,16 @@ Datum idgen_carry_state(PG_FUNCTION_ARGS) {
     const NamedSubscription s = find_subscription("idgen_carry_state", fcinfo, 0, 2);
     const char *name = NameStr(*PG_GETARG_NAME(0));
     if (s.sub == nullptr && PG_ARGISNULL(1))
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("idgen_carry_state: subscription \"%s\" does not exist", name),
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                        errmsg("idgen_carry_state: subscription \"%s\" does not exist", name),
                         errhint("Give the publisher's conninfo as the second argument, or the subscription's "
                                 "database as database => '...'.")));
     if (s.sub != nullptr && s.sub->enabled)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("idgen_carry_state: subscription \"%s\" is enabled", name),
-                        errdetail("Rows taken after the state is read would not be covered."),
-                        errhint("ALTER SUBSCRIPTION %s DISABLE; first, in its database.", quote_identifier(name))));
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("idgen_carry_state: subscription \"%s\" is enabled", name),
+                 errdetail("Rows taken after the state is read would not be covered."),
+                 errhint("ALTER SUBSCRIPTION %s DISABLE; first, in its database.", quote_identifier(name))));
     if (s.sub != nullptr) wait_for_workers_to_stop(s.subid, name);
     const char *conninfo = !PG_ARGISNULL(1) ? text_to_cstring(PG_GETARG_TEXT_PP(1)) : s.sub->conninfo;
     PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
@@ -575,9 +610,11 @@ Datum idgen_carry_state(PG_FUNCTION_ARGS) {
 Datum idgen_forget_subscription(PG_FUNCTION_ARGS) {
     const NamedSubscription s = find_subscription("idgen_forget_subscription", fcinfo, 0, 1);
     if (s.sub == nullptr)
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-                        errmsg("idgen_forget_subscription: subscription \"%s\" does not exist", NameStr(*PG_GETARG_NAME(0))),
-                        errhint("Name the database of a subscription of another database: database => '...'.")));
+        ereport(ERROR,
+                (errcode(ERRCODE_UNDEFINED_OBJECT),
+                 errmsg("idgen_forget_subscription: subscription \"%s\" does not exist",
+                        NameStr(*PG_GETARG_NAME(0))),
+                 errhint("Name the database of a subscription of another database: database => '...'.")));
     record_guard(s.subid, -1, GuardState::forgotten, "idgen_forget_subscription()");
     PG_RETURN_VOID();
 }

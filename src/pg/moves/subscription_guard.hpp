@@ -26,6 +26,7 @@
 #pragma once
 
 #include "core/backfill/lease_spaces.hpp"
+
 #include "pg/shared_memory/shared_state.hpp"
 
 namespace idgen::pg {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/clocks/session_run.hpp"
+
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/sequencers/sequencer_registry.hpp"
 

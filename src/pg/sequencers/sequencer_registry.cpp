@@ -5,15 +5,15 @@
 
 #include "core/base/arithmetic.hpp"
 
-#include "pg/cluster/cluster_shared.hpp"
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/wall_clock.hpp"
+#include "pg/cluster/cluster_shared.hpp"
 
 extern "C" {
 #include "access/xact.h"
-#include "common/hashfn.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "mb/pg_wchar.h"
 #include "utils/lsyscache.h"
@@ -35,8 +35,8 @@ int sequencer_name_length(const text *name, NameUse use) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a Snowflake sequencer name must be 1 to %d bytes long", NAMEDATALEN - 1)));
     ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-                    errmsg("Snowflake sequencer \"%.*s\" does not exist", quoted_length(VARDATA_ANY(name), len),
-                           VARDATA_ANY(name))));
+                    errmsg("Snowflake sequencer \"%.*s\" does not exist",
+                           quoted_length(VARDATA_ANY(name), len), VARDATA_ANY(name))));
     pg_unreachable();
 }
 
@@ -50,10 +50,11 @@ snowflake::Width layout_width(const text *layout) {
     const char *chars = VARDATA_ANY(layout);
     if (len == 5 && memcmp(chars, "idgen", 5) == 0) return snowflake::Width::bits63;
     if (len == 8 && memcmp(chars, "snowcast", 8) == 0) return snowflake::Width::bits64;
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("unknown Snowflake layout \"%.*s\"", quoted_length(chars, len), chars),
-                    errhint("Use 'idgen' (the default: ids stay positive) or 'snowcast' (all 64 bits, as snowcast "
-                            "lays them out: twice the ids per millisecond).")));
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg("unknown Snowflake layout \"%.*s\"", quoted_length(chars, len), chars),
+             errhint("Use 'idgen' (the default: ids stay positive) or 'snowcast' (all 64 bits, as snowcast "
+                     "lays them out: twice the ids per millisecond).")));
     pg_unreachable();
 }
 
@@ -71,8 +72,8 @@ snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text
     return layout_of(epoch, max_nodes, layout_width(layout_name));
 }
 
-int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
-                                 int32 backfill_nodes, const text *layout_name) {
+int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes, int32 backfill_nodes,
+                                 const text *layout_name) {
     sequencer_name_length(name, NameUse::create);
     const snowflake::Layout layout = explicit_layout(epoch, max_nodes, layout_name);
     check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
@@ -133,15 +134,15 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
 
 SequencerSlot *find_sequencer_slot(SharedState *s, Oid table, int64 definition_id) {
     LWLockAcquire(s->slot_lock, LW_SHARED);
-    SequencerSlot *slot = snowflake::find_slot(s->slots, s->slot_count, SequencerKey{MyDatabaseId, table, definition_id});
+    SequencerSlot *slot =
+        snowflake::find_slot(s->slots, s->slot_count, SequencerKey{MyDatabaseId, table, definition_id});
     LWLockRelease(s->slot_lock);
     return slot;
 }
 
 // A shared look first (the sequencer usually holds its slot already), then the binding under
 // the exclusive lock, which looks again: another backend may have bound it in between.
-SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &def,
-                                   uint64_t *generation) {
+SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &def, uint64_t *generation) {
     LWLockAcquire(s->slot_lock, LW_SHARED);
     SequencerSlot *slot = snowflake::find_slot(s->slots, s->slot_count, def.key);
     if (slot) *generation = atomic_load(&slot->generation);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/layouts/snowflake.hpp"
+
 #include "pg/shared_memory/shared_state.hpp"
 
 namespace idgen::pg {
@@ -19,7 +20,7 @@ struct SequencerDefinition {
     int32 max_nodes;
     snowflake::Layout layout;
     char name[NAMEDATALEN];
-    uint64 name_hash;  // keys the sequencer's lease space for snowflake_at (computed once)
+    uint64 name_hash;      // keys the sequencer's lease space for snowflake_at (computed once)
     int32 backfill_owner;  // the node id of the one server that may run snowflake_at (-1: any)
 };
 
@@ -50,13 +51,12 @@ const char *layout_name(snowflake::Width width);
 
 // Validates a new definition for snowflake_create: returns max_nodes rounded up to a power of
 // two, or raises 22023 (also for backfill_nodes outside 0 .. max_nodes - 1, or an unknown layout).
-int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes,
-                                 int32 backfill_nodes, const text *layout);
+int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes, int32 backfill_nodes,
+                                 const text *layout);
 
 // The slot of a definition, allocated on first use; *generation receives the slot's
 // generation at binding time. ERROR 42704 if the sequencer was dropped, 53400 if no slot is free.
-SequencerSlot *bind_sequencer_slot(SharedState *state, const SequencerDefinition &def,
-                                   uint64_t *generation);
+SequencerSlot *bind_sequencer_slot(SharedState *state, const SequencerDefinition &def, uint64_t *generation);
 
 // The slot of a definition of this database's table `table` if one is allocated, without
 // allocating (for statistics).

@@ -4,21 +4,21 @@
 
 #include <algorithm>
 #include <cstring>
-
 #include <unistd.h>
 
-#include "core/generators/locality_clock.hpp"
 #include "core/backfill/uuid_v1_backfill.hpp"
 #include "core/base/mac_address.hpp"
-#include "core/layouts/unique_timestamp.hpp"
+#include "core/generators/locality_clock.hpp"
 #include "core/generators/uuid_v1_clock.hpp"
 #include "core/generators/uuid_v7_clock.hpp"
+#include "core/layouts/unique_timestamp.hpp"
+
+#include "pg/boundary/settings.hpp"
+#include "pg/boundary/wall_clock.hpp"
 #include "pg/durability/durable_record.hpp"
 #include "pg/durability/host_identity.hpp"
-#include "pg/boundary/settings.hpp"
 #include "pg/durability/standby_wait.hpp"
 #include "pg/wal/state_wal.hpp"
-#include "pg/boundary/wall_clock.hpp"
 
 extern "C" {
 #include "access/twophase.h"
@@ -45,9 +45,8 @@ static Size slots_end() {
 }
 
 Size shared_state_size() {
-    return add_size(slots_end(), mul_size(sizeof(IssuedCount),
-                                          mul_size(static_cast<Size>(backend_rows()),
-                                                   static_cast<Size>(max_sequencers))));
+    return add_size(slots_end(), mul_size(sizeof(IssuedCount), mul_size(static_cast<Size>(backend_rows()),
+                                                                        static_cast<Size>(max_sequencers))));
 }
 
 static IssuedCount *issued_row(SharedState *s, int backend) {
@@ -115,7 +114,8 @@ void start_shared_state(LWLock *horizon_lock, LWLock *slot_lock) {
     state->horizon_written_us = static_cast<int64_t>(state->horizon.durable_unix_us);
     resolve_live_identities(&state->live);
     // The postmaster runs in the data directory.
-    state->archive_recovery_pending = access("standby.signal", F_OK) == 0 || access("recovery.signal", F_OK) == 0;
+    state->archive_recovery_pending =
+        access("standby.signal", F_OK) == 0 || access("recovery.signal", F_OK) == 0;
     // Every generator starts above the stored horizon, so that nothing it issues can meet
     // what was issued before a restart. Redo (crash recovery, a standby) raises it further.
     raise_generators(state, state->horizon_written_us, false);
@@ -195,19 +195,23 @@ void adopt_moved_horizon(SharedState *s, int64_t horizon_unix_us) {
     const int64_t now = now_unix_us(), max_ahead_us = int64_t{max_adopted_lead_s} * 1000000;
     if (!adoptable_horizon(horizon_unix_us, now, max_ahead_us)) {
         const long long ahead_s = (horizon_unix_us - now) / 1000000, needed_s = ahead_s + 1;
-        ereport(ERROR,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("idgen will not adopt a moved database's horizon %lld s ahead of this server's clock", ahead_s),
-                 errdetail("The state it brought (a restore, a publisher's state) says its ids may reach that far: the "
-                           "server that wrote it had its clock ahead, or this server's clock is behind. Adopting it "
-                           "would put every id of this server that far ahead; idgen.max_adopted_lead is %d s.",
-                           max_adopted_lead_s),
-                 needed_s > INT_MAX
-                     ? errhint("No setting reaches that far: the state is damaged. Take it from a sound copy.")
-                     : errhint("Correct the clock that is wrong. If this server's is right and ids that far ahead "
-                               "are acceptable: SET idgen.max_adopted_lead = %lld; and repeat (pg_restore: "
-                               "PGOPTIONS='-c idgen.max_adopted_lead=%lld').",
-                               needed_s, needed_s)));
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("idgen will not adopt a moved database's horizon %lld s ahead of this server's clock",
+                    ahead_s),
+             errdetail(
+                 "The state it brought (a restore, a publisher's state) says its ids may reach that far: the "
+                 "server that wrote it had its clock ahead, or this server's clock is behind. Adopting it "
+                 "would put every id of this server that far ahead; idgen.max_adopted_lead is %d s.",
+                 max_adopted_lead_s),
+             needed_s > INT_MAX
+                 ? errhint("No setting reaches that far: the state is damaged. Take it from a sound copy.")
+                 : errhint(
+                       "Correct the clock that is wrong. If this server's is right and ids that far ahead "
+                       "are acceptable: SET idgen.max_adopted_lead = %lld; and repeat (pg_restore: "
+                       "PGOPTIONS='-c idgen.max_adopted_lead=%lld').",
+                       needed_s, needed_s)));
     }
     ensure_horizon(s, horizon_unix_us, now, "idgen");
     LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
@@ -249,7 +253,8 @@ int64_t issued_bound_unix_us(SharedState *s) {
                               locality::unix_us_of(atomic_load(&live->locality.clock.next_free)),
                               unique_ts::unix_us_of(unique_ts::Layout{unique_timestamp_digits},
                                                     atomic_load(&live->unique_ts.next_free)),
-                              uuid_v7::unix_us_of(atomic_load(&live->uuid_v7.next_free))}) + 1000;
+                              uuid_v7::unix_us_of(atomic_load(&live->uuid_v7.next_free))}) +
+                    1000;
     LWLockAcquire(s->slot_lock, LW_SHARED);
     bound = std::max({bound, s->start_floor_us, s->released_bound_us});
     for (int i = 0; i < s->slot_count; i++)

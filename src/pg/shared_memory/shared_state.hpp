@@ -32,10 +32,11 @@
 #include <cstdint>
 
 #include "core/clocks/horizon.hpp"
-#include "core/generators/locality_clock.hpp"
 #include "core/clocks/logical_clock.hpp"
-#include "core/sequencers/sequencer_slots.hpp"
+#include "core/generators/locality_clock.hpp"
 #include "core/layouts/snowflake.hpp"
+#include "core/sequencers/sequencer_slots.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
@@ -63,11 +64,11 @@ struct IssuedCount {
 // The generators there is one of per server, each a logical clock started above the horizon.
 struct LiveGenerators {
     // Never change after startup:
-    uint64_t uuid_node;       // idgen.uuid_node, resolved at start
-    int32_t uuid_clock_seq;   // random at first start, kept in idgen.identity
-    bool uuid_node_missing;   // idgen.uuid_node = 'mac', but no interface has an address
-    bool identity_unreadable; // idgen.identity exists but cannot be trusted
-    uint64_t locality_mac;    // idgen.locality_mac, resolved at start (zeros if none)
+    uint64_t uuid_node;        // idgen.uuid_node, resolved at start
+    int32_t uuid_clock_seq;    // random at first start, kept in idgen.identity
+    bool uuid_node_missing;    // idgen.uuid_node = 'mac', but no interface has an address
+    bool identity_unreadable;  // idgen.identity exists but cannot be trusted
+    uint64_t locality_mac;     // idgen.locality_mac, resolved at start (zeros if none)
     // Atomic, each on a cache line of its own:
     alignas(kCacheLine) LogicalClock uuid_v1;  // 100 ns ticks since 1582-10-15
     locality::State locality;  // time field and counter sequence (each word on a line of its own)
@@ -77,7 +78,14 @@ struct LiveGenerators {
 
 // The generators, for the statistics of the idgen_state view.
 enum class Generator : int {
-    snowflake_next, uuid_v1, locality_uuid, unique_timestamp, uuid_v7, uuid_v1_at, snowflake_at, uuid_v7_at,
+    snowflake_next,
+    uuid_v1,
+    locality_uuid,
+    unique_timestamp,
+    uuid_v7,
+    uuid_v1_at,
+    snowflake_at,
+    uuid_v7_at,
     count
 };
 
@@ -96,22 +104,22 @@ struct SharedState {
     LWLock *horizon_lock;
     LWLock *slot_lock;
     int slot_count;
-    int backend_count;  // rows of the IssuedCount table that follows the slots
+    int backend_count;        // rows of the IssuedCount table that follows the slots
     bool horizon_unreadable;  // the horizon file exists but cannot be trusted
 
     // The horizon. `horizon.durable_unix_us` is the published horizon, read with atomic loads
     // and raised (atomic_raise) only after the horizon it names is in the file, in flushed WAL
     // and confirmed by synchronous standbys: ids may be handed out up to it. Under horizon_lock:
     Horizon horizon;
-    int64 horizon_written_us;     // in the file and in flushed WAL (>= the published horizon)
+    int64 horizon_written_us;        // in the file and in flushed WAL (>= the published horizon)
     XLogRecPtr horizon_written_lsn;  // the end of the record of horizon_written_us (0 if none)
     // The server started in archive recovery (standby.signal or recovery.signal): at its end,
     // the failover margin is to be adopted, once (see adopt_after_archive_recovery). Set at
     // startup; cleared under horizon_lock; read without it as a hint.
     bool archive_recovery_pending;
     AdoptedFrom adopted_from;
-    int64 adopted_horizon_us;     // the floor taken over (0: none)
-    int64 adopted_at_us;          // when, on this server's clock
+    int64 adopted_horizon_us;  // the floor taken over (0: none)
+    int64 adopted_at_us;       // when, on this server's clock
     // Where new sequencer slots start: above every id before the last server start, recovery
     // or adoption. Under slot_lock.
     int64 start_floor_us;

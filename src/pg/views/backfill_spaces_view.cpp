@@ -4,9 +4,10 @@
 // Also _backfill_space_key(name), the key of a sequencer's lease space, for the view's join.
 #include "core/backfill/uuid_v1_backfill.hpp"
 #include "core/layouts/uuid_v7.hpp"
+
+#include "pg/boundary/convert.hpp"
 #include "pg/leases/backfill_leases.hpp"
 #include "pg/leases/backfill_pool.hpp"
-#include "pg/boundary/convert.hpp"
 #include "pg/sequencers/sequencer_registry.hpp"
 #include "pg/shared_memory/shared_state.hpp"
 
@@ -44,7 +45,9 @@ Datum idgen_backfill_spaces(PG_FUNCTION_ARGS) {
         Datum values[8];
         bool nulls[8] = {};
         const bool snowflake = c.space.kind == LeaseKind::snowflake;
-        values[0] = CStringGetTextDatum(snowflake ? "snowflake_at" : c.space.kind == LeaseKind::uuid_v7 ? "uuid_v7_at" : "uuid_v1_at");
+        values[0] = CStringGetTextDatum(snowflake                            ? "snowflake_at"
+                                        : c.space.kind == LeaseKind::uuid_v7 ? "uuid_v7_at"
+                                                                             : "uuid_v1_at");
         values[1] = ObjectIdGetDatum(c.space.database);
         nulls[1] = !snowflake;
         values[2] = Int64GetDatum(static_cast<int64>(c.space.key));

@@ -3,10 +3,11 @@
 // has the first eight columns only: the row is formed with the columns the caller's schema has.
 #include "core/base/atomic_word.hpp"
 #include "core/registry/registry_lease.hpp"
-#include "pg/cluster/cluster_shared.hpp"
+
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
+#include "pg/cluster/cluster_shared.hpp"
 
 extern "C" {
 #include "funcapi.h"

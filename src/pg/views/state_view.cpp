@@ -5,16 +5,17 @@
 // made it durable, how far the generator runs ahead of the wall clock, waits and errors, and
 // the state adopted at the last promotion or from a moved database.
 #include "core/generators/locality_clock.hpp"
-#include "core/layouts/snowflake.hpp"
-#include "core/layouts/unique_timestamp.hpp"
 #include "core/generators/uuid_v1_clock.hpp"
 #include "core/generators/uuid_v7_clock.hpp"
-#include "pg/leases/backfill_leases.hpp"
-#include "pg/moves/carried_state.hpp"
+#include "core/layouts/snowflake.hpp"
+#include "core/layouts/unique_timestamp.hpp"
+
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/settings.hpp"
-#include "pg/shared_memory/shared_state.hpp"
 #include "pg/boundary/wall_clock.hpp"
+#include "pg/leases/backfill_leases.hpp"
+#include "pg/moves/carried_state.hpp"
+#include "pg/shared_memory/shared_state.hpp"
 
 extern "C" {
 #include "access/xlog.h"
@@ -29,9 +30,10 @@ extern "C" {
 PG_FUNCTION_INFO_V1(idgen_state);
 }
 
-static const char *const kNames[] = {"snowflake_next", "uuid_v1",      "locality_uuid", "unique_timestamp",
-                                     "uuid_v7",        "uuid_v1_at",   "snowflake_at",  "uuid_v7_at"};
-static_assert(sizeof kNames / sizeof kNames[0] == static_cast<int>(Generator::count), "one name per generator");
+static const char *const kNames[] = {"snowflake_next", "uuid_v1",    "locality_uuid", "unique_timestamp",
+                                     "uuid_v7",        "uuid_v1_at", "snowflake_at",  "uuid_v7_at"};
+static_assert(sizeof kNames / sizeof kNames[0] == static_cast<int>(Generator::count),
+              "one name per generator");
 
 static const char *adopted_name(AdoptedFrom a) {
     switch (a) {

@@ -2,6 +2,7 @@
 // rm_identify), kept apart from redo as PostgreSQL keeps its rmgrdesc files: describing a record
 // never changes state, and must work on any record, also one that redo would refuse.
 #include "core/records/state_records.hpp"
+
 #include "pg/wal/state_wal.hpp"
 
 extern "C" {
@@ -14,9 +15,9 @@ namespace idgen::pg {
 
 void describe_state_record(StringInfo buf, XLogReaderState *record) {
     char text[160];
-    appendStringInfoString(buf, records::describe_record(XLogRecGetInfo(record) & ~XLR_INFO_MASK,
-                                                         XLogRecGetData(record), XLogRecGetDataLen(record),
-                                                         text, sizeof text));
+    appendStringInfoString(
+        buf, records::describe_record(XLogRecGetInfo(record) & ~XLR_INFO_MASK, XLogRecGetData(record),
+                                      XLogRecGetDataLen(record), text, sizeof text));
 }
 
 const char *identify_state_record(uint8 info) {

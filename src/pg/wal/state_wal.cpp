@@ -40,7 +40,8 @@ XLogRecPtr log_lease(const backfill::LeaseSpace &space, const backfill::LeaseSta
 static void state_redo(XLogReaderState *record) {
     const uint8 info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
     records::StateRecord r;
-    if (records::read_record(info, XLogRecGetData(record), XLogRecGetDataLen(record), &r) != records::Read::ok) {
+    if (records::read_record(info, XLogRecGetData(record), XLogRecGetDataLen(record), &r) !=
+        records::Read::ok) {
         char what[128];
         records::describe_record(info, XLogRecGetData(record), XLogRecGetDataLen(record), what, sizeof what);
         ereport(PANIC, (errcode(ERRCODE_DATA_CORRUPTED),
@@ -62,7 +63,8 @@ static void state_cleanup() {
 }
 
 static IDGEN_RMGR_CONST RmgrData state_rmgr = {
-    "idgen", state_redo, describe_state_record, identify_state_record, nullptr, state_cleanup, nullptr, nullptr,
+    "idgen", state_redo, describe_state_record, identify_state_record, nullptr, state_cleanup,
+    nullptr, nullptr,
 };
 
 void register_state_rmgr(const StateRedo &redo) {

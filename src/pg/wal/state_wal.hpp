@@ -1,10 +1,10 @@
 // Folder src/pg/wal: the WAL resource manager.
 //
 // idgen's custom WAL resource manager (this folder owns it: inserting records here, their
-// description in describe.cpp, their layouts in src/core/records/state_records.hpp): the durable state that protects uniqueness (horizon
-// moves and namespace leases) travels in WAL, so a standby, a crash restart and a
-// point-in-time recovery replay it, and a promoted standby resumes above everything the old
-// primary issued that its WAL reached.
+// description in describe.cpp, their layouts in src/core/records/state_records.hpp): the durable state that
+// protects uniqueness (horizon moves and namespace leases) travels in WAL, so a standby, a crash restart and
+// a point-in-time recovery replay it, and a promoted standby resumes above everything the old primary issued
+// that its WAL reached.
 //
 // Resource manager id 172 ("idgen"): not among the ids the PostgreSQL wiki page
 // CustomWALResourceManagers lists as taken (128 is for development, 129-140, 150, 151 and 241
@@ -31,6 +31,7 @@
 #include <cstdint>
 
 #include "core/backfill/lease_spaces.hpp"
+
 #include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
