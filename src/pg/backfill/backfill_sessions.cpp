@@ -20,7 +20,6 @@ extern "C" {
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/ipc.h"
-#include "storage/latch.h"
 #include "utils/memutils.h"
 }
 
@@ -108,16 +107,16 @@ static SessionAllocator *allocator_for(SharedState *shared, const LeaseSpace &sp
 // Whether to wait for another session to hand a namespace back rather than fail: this session
 // holds none of the space (so no two sessions can wait for each other's), another session
 // holds one, and idgen.max_wait has not passed (a session that ended a moment ago may not have
-// parked yet; bounded, so waits across spaces cannot deadlock).
-static bool wait_for_parked(SessionAllocator *s, int waited_ms) {
-    if (s->counted > 0 || waited_ms >= max_wait_ms) return false;
+// parked yet; bounded, so waits across spaces cannot deadlock). The wait is on `parked`, which
+// every park and every end of a count broadcasts: the first call only prepares the sleep and
+// returns, so the caller looks again before any sleep and no broadcast after its look is lost.
+static bool wait_for_parked(SessionAllocator *s, int64_t *give_up_ns) {
+    if (s->counted > 0 || gave_up(give_up_ns)) return false;
     // Nothing held and nothing parked: none will come. Parked since this session looked: adopt
     // it (the ending session parks, then stops counting it, so both can be seen at once).
     const SpaceCounts c = space_counts(backfill_shared(), s->space);
     if (c.in_use == 0 && c.pooled == 0) return false;
-    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
-    ResetLatch(MyLatch);
-    CHECK_FOR_INTERRUPTS();
+    (void)ConditionVariableTimedSleep(&backfill_shared()->parked, kAwaitRecheckMs, PG_WAIT_EXTENSION);
     return true;
 }
 
@@ -132,7 +131,8 @@ static void hold_next(SessionAllocator *s, const char *what) {
     uint64_t ns = 0;
     uint32_t start = 0;
     bool adopted = false;
-    for (int waited_ms = 0;; waited_ms++) {
+    int64_t give_up_ns = 0;
+    for (;;) {
         if (backfill::can_adopt(a) &&
             adopt_parked(backfill_shared(), s->space, a->per_namespace, &ns, park_buffer)) {
             adopted = true;
@@ -150,8 +150,12 @@ static void hold_next(SessionAllocator *s, const char *what) {
             adopted = true;
             break;
         }
-        if (!wait_for_parked(s, waited_ms)) raise_space_used_up(s->limit, what);
+        if (!wait_for_parked(s, &give_up_ns)) {
+            ConditionVariableCancelSleep();
+            raise_space_used_up(s->limit, what);
+        }
     }
+    ConditionVariableCancelSleep();
     // Counted in use at once: a namespace neither parked nor counted would let another session
     // conclude that none will come back (wait_for_parked).
     s->counted++;

@@ -95,25 +95,22 @@ bool cluster_lease_namespace(BackfillShared *s, ClusterShared *c, const LeaseSpa
         Latch *worker = c->worker_latch;
         LWLockRelease(c->lock);
         if (worker != nullptr) SetLatch(worker);
-        for (;;) {  // until the worker answered this request (or a later one), or filled the cell
-            if (gave_up(&give_up_ns)) {
-                LWLockAcquire(c->lock, LW_SHARED);
-                char error[kErrorText];
-                strlcpy(error, c->last_error, sizeof error);
-                LWLockRelease(c->lock);
-                ereport(
-                    ERROR,
-                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                     errmsg("%s: no namespace could be leased from the registry within idgen.max_wait", what),
-                     errdetail("The registry worker's last error: %s", error[0] ? error : "none")));
-            }
-            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
-            ResetLatch(MyLatch);
-            CHECK_FOR_INTERRUPTS();
+        // Until the worker answered this request (or a later one), or the cell was filled.
+        const bool answered = await_worker(c, &give_up_ns, [&] {
             LWLockAcquire(c->lock, LW_SHARED);
             const bool go_on = b->answered >= asked || b->next < b->end || b->used_up;
             LWLockRelease(c->lock);
-            if (go_on) break;
+            return go_on;
+        });
+        if (!answered) {
+            LWLockAcquire(c->lock, LW_SHARED);
+            char error[kErrorText];
+            strlcpy(error, c->last_error, sizeof error);
+            LWLockRelease(c->lock);
+            ereport(ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("%s: no namespace could be leased from the registry within idgen.max_wait", what),
+                     errdetail("The registry worker's last error: %s", error[0] ? error : "none")));
         }
     }
 }

@@ -14,7 +14,6 @@
 
 extern "C" {
 #include "storage/shmem.h"
-#include "utils/wait_event.h"
 }
 
 namespace idgen::pg {
@@ -33,6 +32,7 @@ void start_cluster_shared(LWLock *lock) {
     if (!found) {
         memset(static_cast<void *>(c), 0, cluster_shared_size());
         c->lock = lock;
+        ConditionVariableInit(&c->answered);
         c->servers = -1;
     }
     cluster = c;
@@ -99,17 +99,22 @@ int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen)
 
 bool cluster_admit(ClusterShared *c, const uint64_t *word, ClaimWord seen, int64_t end_unix_us,
                    const char *what, int64_t *give_up_ns) {
-    for (;;) {
-        const int64_t now = coarse_monotonic_ns();
-        if (!registry::within_deadline(static_cast<int64_t>(atomic_load(&c->deadline_ns)), now))
-            raise_detached(c, what, "This server's lease was not renewed in time.");
-        if (registry::issuable(end_unix_us, static_cast<int64_t>(atomic_load(&c->horizon_us))))
-            return atomic_load(word) == seen.raw;
-        if (gave_up(give_up_ns))
-            raise_detached(c, what, "The registry horizon did not move ahead of the ids in time.");
-        pg_usleep(1000);
-        CHECK_FOR_INTERRUPTS();
-    }
+    // One look reads the deadline, then the horizon: an id is handed out only by a look that
+    // found the lease within its deadline and the horizon above the id.
+    bool lapsed = false;
+    auto decided = [&] {
+        lapsed = !registry::within_deadline(static_cast<int64_t>(atomic_load(&c->deadline_ns)),
+                                            coarse_monotonic_ns());
+        return lapsed || registry::issuable(end_unix_us, static_cast<int64_t>(atomic_load(&c->horizon_us)));
+    };
+    if (!decided() && !await_worker(c, give_up_ns, decided))
+        raise_detached(c, what, "The registry horizon did not move ahead of the ids in time.");
+    if (lapsed) raise_detached(c, what, "This server's lease was not renewed in time.");
+    return atomic_load(word) == seen.raw;
+}
+
+void answer_backends(ClusterShared *c) {
+    ConditionVariableBroadcast(&c->answered);
 }
 
 // Under lock: the claim of `name`, or nullptr.
@@ -157,18 +162,16 @@ static ClaimAnswer ask(ClusterShared *c, Claim *claim, uint32_t requests, char *
     Latch *worker = c->worker_latch;
     LWLockRelease(c->lock);
     if (worker != nullptr) SetLatch(worker);
-    for (;;) {
+    ClaimAnswer answer = ClaimAnswer::none;
+    await_worker(c, give_up_ns, [&] {
         LWLockAcquire(c->lock, LW_SHARED);
         const bool done = claim->answered >= asked;
-        const ClaimAnswer answer = claim->answer;
+        if (done) answer = claim->answer;
         strlcpy(detail, claim->detail, kErrorText);
         LWLockRelease(c->lock);
-        if (done) return answer;
-        if (gave_up(give_up_ns)) return ClaimAnswer::none;
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 2, PG_WAIT_EXTENSION);
-        ResetLatch(MyLatch);
-        CHECK_FOR_INTERRUPTS();
-    }
+        return done;
+    });
+    return answer;
 }
 
 // The error of an answer that is not ok (none: the worker did not answer in time).
@@ -330,30 +333,26 @@ void cluster_rebuild(ClusterShared *c, char *answer) {
     LWLockRelease(c->lock);
     if (worker != nullptr) SetLatch(worker);
     int64_t give_up_ns = 0;
-    for (;;) {
+    bool ok = false;
+    char detail[kErrorText];
+    const bool done = await_worker(c, &give_up_ns, [&] {
         LWLockAcquire(c->lock, LW_SHARED);
-        const bool done = c->rebuild_answered >= asked, ok = c->rebuild_ok;
-        char detail[kErrorText];
+        const bool answered = c->rebuild_answered >= asked;
+        ok = c->rebuild_ok;
         strlcpy(detail, c->rebuild_detail, sizeof detail);
         LWLockRelease(c->lock);
-        if (done && ok) {
-            strlcpy(answer, detail, kErrorText);
-            return;
-        }
-        if (done)
-            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                            errmsg("the registry cannot be rebuilt now"), errdetail("%s", detail)));
-        if (gave_up(&give_up_ns))
-            ereport(
-                ERROR,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("the registry worker did not answer within idgen.max_wait"),
-                 errhint(
-                     "Check that etcd (idgen.registry) is reachable; the view idgen_registry shows why.")));
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 2, PG_WAIT_EXTENSION);
-        ResetLatch(MyLatch);
-        CHECK_FOR_INTERRUPTS();
-    }
+        return answered;
+    });
+    if (!done)
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("the registry worker did not answer within idgen.max_wait"),
+             errhint("Check that etcd (idgen.registry) is reachable; the view idgen_registry shows why.")));
+    if (!ok)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("the registry cannot be rebuilt now"), errdetail("%s", detail)));
+    strlcpy(answer, detail, kErrorText);
 }
 
 }  // namespace idgen::pg

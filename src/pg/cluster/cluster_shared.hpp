@@ -21,6 +21,9 @@
 //   id given back (snowflake_detach) or lost is never used by a draw that saw the change.
 // Under `lock` (a backend's request and the worker's answer; the view's fields): the rest.
 // The worker never holds `lock` across a call to etcd.
+// - answered: a condition variable (its own spinlock) that the worker broadcasts after it
+//   stored an answer (a claim's, a batch, the rebuild's) or raised horizon_us, and after every
+//   round; backends wait on it for those (await_worker), not by looking every millisecond.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +35,10 @@
 #include "pg/boundary/wall_clock.hpp"
 
 extern "C" {
+#include "storage/condition_variable.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
+#include "utils/wait_event.h"
 }
 
 namespace idgen::pg {
@@ -99,6 +104,7 @@ struct ClusterShared {
     uint64_t server_word;  // ClaimWord of the server's own node id (uuid_v7, unique_timestamp)
     // Under lock:
     alignas(kCacheLine) Latch *worker_latch;  // nullptr until the worker runs
+    ConditionVariable answered;               // see the locking notes
     int64_t lease_id;
     int64_t attaches;
     int64_t detaches;
@@ -139,6 +145,31 @@ int32_t cluster_server_node(ClusterShared *c, const char *what, ClaimWord *seen)
 // idgen.max_wait: *give_up_ns is 0 until the call first waits, then when it gives up. Whether
 // it is past that (monotonic_ns(), read only by a call that waits).
 bool gave_up(int64_t *give_up_ns);
+
+// Waits until done() (which takes `lock` itself for what it reads) is true, or gave_up (false).
+// The sleep is prepared before the first look, so an answer stored after a look that found none
+// ends the sleep that follows (a broadcast wakes every sleeper prepared before it); it is timed
+// (kAwaitRecheckMs) so that done() also sees what no broadcast follows, such as a deadline
+// passing. Interrupts are served while asleep.
+constexpr long kAwaitRecheckMs = 100;
+template <typename Done>
+bool await_worker(ClusterShared *c, int64_t *give_up_ns, Done done) {
+    ConditionVariablePrepareToSleep(&c->answered);
+    for (;;) {
+        if (done()) break;
+        if (gave_up(give_up_ns)) {
+            ConditionVariableCancelSleep();
+            return false;
+        }
+        (void)ConditionVariableTimedSleep(&c->answered, kAwaitRecheckMs, PG_WAIT_EXTENSION);
+    }
+    ConditionVariableCancelSleep();
+    return true;
+}
+
+// The worker's side: wakes the backends waiting in await_worker (after what they wait for was
+// stored).
+void answer_backends(ClusterShared *c);
 
 // The claim of sequencer `name` with this server's `definition` (canonical JSON) and live node
 // count; 42710 when this server tracks the name with another definition.

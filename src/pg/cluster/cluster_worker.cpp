@@ -20,6 +20,10 @@
 // and ends the process, so the objects the longjmp skips die with it (nothing is resumed over
 // them); the postmaster starts a new worker, which withdraws what this one published
 // (idgen_cluster_worker_main).
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
 #include "core/base/atomic_word.hpp"
 #include "core/layouts/snowflake.hpp"
 #include "core/registry/look_schedule.hpp"
@@ -171,7 +175,22 @@ struct Worker {
 using namespace idgen;
 using namespace idgen::pg;
 
+// Under -fno-exceptions a failed operator new (a string, JSON) would end in std::terminate:
+// SIGABRT, which the postmaster answers with a crash restart of every backend. A worker that
+// cannot allocate exits alone instead, with FATAL (exit code 1), and the postmaster starts a new
+// one after bgw_restart_time, which withdraws what this one published, as after any error.
+// (injected_allocation: where the test's allocation goes, volatile so that it is made.)
+static void *volatile injected_allocation;
+[[noreturn]] static void exit_out_of_memory() {
+    ereport(FATAL, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory in idgen's registry worker")));
+    pg_unreachable();
+}
+
 void idgen_cluster_worker_main(Datum) {
+    std::set_new_handler(exit_out_of_memory);
+    // Fault injection for test/tap/108_worker_out_of_memory.pl, from the server's environment.
+    if (getenv("IDGEN_TEST_WORKER_OUT_OF_MEMORY") != nullptr)
+        injected_allocation = ::operator new(SIZE_MAX / 2);
     pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     BackgroundWorkerUnblockSignals();
@@ -202,6 +221,7 @@ void idgen_cluster_worker_main(Datum) {
             ProcessConfigFile(PGC_SIGHUP);
         }
         worker->round();
+        answer_backends(c);  // what changed without an answer of its own (a deadline, a word)
         const int64_t now = monotonic_ns();
         const int64_t renew = worker->r.lease.renew_at_ns();
         long wait_ms = 100;

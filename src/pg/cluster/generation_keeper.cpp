@@ -187,6 +187,7 @@ void GenerationKeeper::answer_rebuild(uint64_t asked, bool ok, const std::string
     r.c->rebuild_ok = ok;
     strlcpy(r.c->rebuild_detail, detail.c_str(), sizeof r.c->rebuild_detail);
     LWLockRelease(r.c->lock);
+    answer_backends(r.c);
 }
 
 // The forgotten episode this server seeded becomes the registry's generation: every server that

@@ -59,6 +59,7 @@ int64_t HeldNodes::published_horizon_us() {
 void HeldNodes::publish_horizon(int64_t us) {
     r.remember_writes();
     atomic_raise(&r.c->horizon_us, static_cast<uint64_t>(us));
+    answer_backends(r.c);
 }
 
 void HeldNodes::note_error(const std::string &what) {

@@ -132,6 +132,7 @@ void NamespaceBatches::serve_batches() {
         const bool open = asked.kind != 0 && asked.answered < asked.asked;
         if (open && asked.next < asked.end) r.c->batches[i].answered = asked.asked;  // filled meanwhile
         LWLockRelease(r.c->lock);
+        if (open && asked.next < asked.end) answer_backends(r.c);
         if (!open || asked.next < asked.end) continue;
         registry::Batch batch;
         if (!lease_batch(asked, &batch)) {
@@ -153,6 +154,7 @@ void NamespaceBatches::serve_batches() {
             cell.answered = asked.asked;
         }
         LWLockRelease(r.c->lock);
+        answer_backends(r.c);
     }
 }
 

@@ -69,6 +69,7 @@ void SequencerDefinitions::serve(int i, bool look) {
         claim->answer = answer;
         strlcpy(claim->detail, detail.c_str(), sizeof claim->detail);
         LWLockRelease(r.c->lock);
+        answer_backends(r.c);
     }
 }
 

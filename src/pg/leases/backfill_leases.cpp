@@ -217,6 +217,7 @@ void start_backfill_shared(LWLock *lease_lock, LWLock *pool_lock) {
     slice->lease_lock = lease_lock;
     slice->pool_lock = pool_lock;
     backfill::pool_init(slice->pool.slots, kPoolSlots);
+    ConditionVariableInit(&slice->parked);
     slice->leases_unreadable = !load_leases(&slice->leases, slice->lease_runtime);
     if (slice->leases_unreadable)
         ereport(WARNING, (errmsg("idgen lease file \"idgen.leases\" is unreadable; "

@@ -19,6 +19,7 @@ void park_namespace(BackfillShared *s, const LeaseSpace &space, uint64_t per_nam
     LWLockAcquire(s->pool_lock, LW_EXCLUSIVE);
     backfill::pool_park(s->pool.slots, kPoolSlots, backfill::space_id(space), per_namespace, ns, starts);
     LWLockRelease(s->pool_lock);
+    ConditionVariableBroadcast(&s->parked);
 }
 
 void count_in_use(BackfillShared *s, const LeaseSpace &space, uint64_t limit, int64_t delta) {
@@ -32,6 +33,7 @@ void count_in_use(BackfillShared *s, const LeaseSpace &space, uint64_t limit, in
             u->in_use += delta;
     }
     LWLockRelease(s->pool_lock);
+    if (delta < 0) ConditionVariableBroadcast(&s->parked);  // one fewer that could come back
 }
 
 SpaceCounts space_counts(BackfillShared *s, const LeaseSpace &space) {

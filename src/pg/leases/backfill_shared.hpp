@@ -13,6 +13,8 @@
 // - pool_lock: pool (taken when a session adopts a parked namespace, leases one to count it, and
 //   parks its namespaces at its end). Held to copy one parked namespace (16 KiB) or to count;
 //   never across I/O, never with another idgen lock.
+// - parked: a condition variable (its own spinlock), broadcast after a namespace was parked or
+//   a session stopped counting one, for the sessions that wait for a namespace to come back.
 // Redo (the startup process) takes the same locks as the backends it stands in for.
 #pragma once
 
@@ -25,6 +27,7 @@
 
 extern "C" {
 #include "access/xlogdefs.h"
+#include "storage/condition_variable.h"
 #include "storage/lwlock.h"
 }
 
@@ -79,6 +82,7 @@ struct BackfillShared {
     // Namespaces handed back by ended sessions, and namespaces in use per space, under
     // pool_lock. Emptied by a crash (shared memory is made afresh).
     BackfillPool pool;
+    ConditionVariable parked;  // see the notes at the top
 };
 
 Size backfill_shared_size();
