@@ -24,7 +24,7 @@ PG_CPPFLAGS += -Isrc
 # Header dependencies: an object is rebuilt when a header it includes changes.
 PG_CXXFLAGS += -MMD -MP
 SHLIB_LINK += -lstdc++ -lcurl
-# libpq: DROP SUBSCRIPTION and idgen_carry_state read the publisher's state (src/pg/moves/subscription_guard.cpp).
+# libpq: DROP SUBSCRIPTION and idgen_carry_state read the publisher's state (src/pg/moves/publisher_state.cpp).
 PG_CPPFLAGS += -I$(shell $(PG_CONFIG) --includedir)
 SHLIB_LINK += -L$(shell $(PG_CONFIG) --libdir) -lpq
 # The version in the magic block (PostgreSQL 18: pg_get_loaded_modules(); src/pg/boundary/pg_compat.hpp).

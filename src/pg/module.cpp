@@ -8,7 +8,7 @@
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/leases/backfill_leases.hpp"
 #include "pg/moves/adoption.hpp"
-#include "pg/moves/subscription_guard.hpp"
+#include "pg/moves/subscription_statements.hpp"
 #include "pg/sequencers/sequencer_cache.hpp"
 #include "pg/sequencers/sequencer_registry.hpp"
 #include "pg/shared_memory/shared_state.hpp"

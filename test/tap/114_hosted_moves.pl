@@ -9,7 +9,8 @@
 # own, the one step of the move; the publisher's node id is refused while the subscription lasts.
 # Then both servers make ids of every generator (the *_at ones all for one and the same time) and
 # no id is equal to another, before the cutover and after it. A standby promoted after the
-# publisher stopped (a failover) needs no step and repeats nothing.
+# publisher stopped (a failover) needs no step and repeats nothing. pg_upgrade into a fresh
+# cluster refuses until the owner keeps the node id, and then repeats nothing.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -45,18 +46,26 @@ sub refuses {
     like($err, $pattern, "$what: the new server's generators refuse until it has a node id");
 }
 
-# The old server: the edition installed by its owner, node id 1, a sequencer, ids made.
-my $old = server('old', allows_streaming => 'logical');
-$old->safe_psql('appdb', 'CREATE SCHEMA idgen', @app);
-{
-    local $ENV{PGOPTIONS} = '-c search_path=idgen';
-    $old->psql('appdb', undef, on_error_die => 1, extra_params => [ '-U', 'app', '-v', 'ON_ERROR_STOP=1', '-f', $edition ]);
+# A server whose database has the edition, installed by its owner, with node id `node`, a
+# sequencer, and ids made.
+sub original {
+    my ($name, $node, %init) = @_;
+    my $server = server($name, %init);
+    $server->safe_psql('appdb', 'CREATE SCHEMA idgen', @app);
+    {
+        local $ENV{PGOPTIONS} = '-c search_path=idgen';
+        $server->psql('appdb', undef, on_error_die => 1,
+                      extra_params => [ '-U', 'app', '-v', 'ON_ERROR_STOP=1', '-f', $edition ]);
+    }
+    $server->safe_psql('appdb', qq{
+        SELECT idgen.idgen_set_node_id($node);
+        SELECT idgen.snowflake_create('orders', '2024-01-01', 1024);
+        CREATE TABLE ids (side text, v7 uuid, v7at uuid, v1at uuid, v6at uuid, sf bigint);} . sprintf($make, $name), @app);
+    return $server;
 }
-$old->safe_psql('appdb', q{
-    SELECT idgen.idgen_set_node_id(1);
-    SELECT idgen.snowflake_create('orders', '2024-01-01', 1024);
-    CREATE TABLE ids (side text, v7 uuid, v7at uuid, v1at uuid, v6at uuid, sf bigint);
-    CREATE PUBLICATION users_tables FOR TABLE ids;} . sprintf($make, 'old'), @app);
+
+my $old = original('old', 1, allows_streaming => 'logical');
+$old->safe_psql('appdb', 'CREATE PUBLICATION users_tables FOR TABLE ids', @app);
 $old->safe_psql('appdb', 'CREATE PUBLICATION everything FOR ALL TABLES');
 
 # A new server with the old one's schema, subscribed to a publication.
@@ -138,5 +147,22 @@ $standby->promote;
 $standby->safe_psql('appdb', sprintf($make, 'promoted'), @app);
 none_twice($standby, 'a promoted standby, with no step');
 
-$_->stop for ($standby, $all, $users);
+# pg_upgrade into a fresh cluster (the same major): a new system identifier, so the upgraded
+# database refuses until its owner keeps its node id (the old cluster makes no more ids, and the
+# sequences came along); its ids then never equal the old ones.
+my $before = original('before_upgrade', 5);
+$before->stop;
+my $upgraded = PostgreSQL::Test::Cluster->new('upgraded');
+$upgraded->init;
+$upgraded->command_ok([ 'pg_upgrade', '--no-sync', '-b', $before->config_data('--bindir'), '-B', $upgraded->config_data('--bindir'),
+                        '-d', $before->data_dir, '-D', $upgraded->data_dir, '-p', $before->port, '-P', $upgraded->port,
+                        '-s', $upgraded->host ], 'pg_upgrade into a fresh cluster');
+$upgraded->start;
+($ret, $out, $err) = $upgraded->psql('appdb', q{SELECT idgen.uuid_v7()}, @app);
+like($err, qr/this database's idgen node id 5 was given on another server/, 'pg_upgrade: the upgraded database refuses');
+$upgraded->safe_psql('appdb', 'SELECT idgen.idgen_set_node_id(5)', @app);
+$upgraded->safe_psql('appdb', sprintf($make, 'after pg_upgrade'), @app);
+none_twice($upgraded, 'pg_upgrade, the node id kept');
+
+$_->stop for ($standby, $all, $users, $upgraded);
 done_testing();

@@ -1,8 +1,9 @@
 // The node id a generator's ids carry, read in one place: idgen.node_id, or in cluster mode the
 // node id the registry worker holds for the server or for a sequencer. Every generator and view
 // that needs the node id its ids carry asks here, so that none reads the setting beside the
-// registry. (The subscription guard, moves/subscription_guard.cpp, compares the setting itself
-// with the publisher's setting: what two servers were configured with, not what a registry lends.)
+// registry. (The subscription guards, moves/subscription_guard.cpp and
+// subscription_statements.cpp, compare the setting itself with the publisher's setting: what two
+// servers were configured with, not what a registry lends.)
 #pragma once
 
 #include <cstdint>

@@ -23,10 +23,18 @@
 //   kept waiting by a subscription elsewhere has its way out where the error is raised.
 // - The initial copy of a publication that includes reserved_state runs the table's ALWAYS
 //   trigger, which takes the copied rows over at once (carried_state.hpp).
+//
+// The mechanism lives in four places: this file (the guard rows and the check), the statements'
+// hook (subscription_statements.hpp), the publisher's state (publisher_state.hpp), and the SQL
+// functions idgen_carry_state and idgen_forget_subscription (pg/functions/carry_state.cpp).
 #pragma once
 
-#include "core/backfill/lease_spaces.hpp"
+#include <cstdint>
 
+#include "core/backfill/lease_spaces.hpp"
+#include "core/backfill/move_guard.hpp"
+
+#include "pg/boundary/postgres_api.hpp"
 #include "pg/shared_memory/shared_state.hpp"
 
 namespace idgen::pg {
@@ -35,7 +43,23 @@ namespace idgen::pg {
 // nothing changed and nothing of the kind waits: one atomic read.
 void refuse_while_guarded(SharedState *state, backfill::LeaseKind kind, const char *what);
 
-// At preload: watches the subscription statements of every database.
-void install_subscription_hook();
+// Whether this database has idgen (its guard rows are in its reserved_state).
+bool idgen_installed();
+
+// After a statement changed a guard: backends look at the guards again now and once more when
+// the transaction commits (a backend that looked in between saw the catalog without the change).
+void guards_changed();
+
+// What this database's rows say of subscription `subid`: the default (awaiting, publisher
+// unknown) when nothing; `flags` (when given) the row's flags.
+backfill::Guard stored_guard_of(Oid subid, int32_t *flags = nullptr);
+
+// Writes subscription `subid`'s guard row (53400 when reserved_state has no free row).
+void guard_row_or_refuse(Oid subid, const backfill::Guard &g, int32_t flags, const char *what);
+
+// Whether a table of subscription `subid` (of this database) left its initial state: only then
+// can rows have arrived (the apply worker applies changes to a table only once it is
+// synchronised). A subscription made with connect = false and never refreshed has no table.
+bool has_synchronised_a_table(Oid subid);
 
 }  // namespace idgen::pg
