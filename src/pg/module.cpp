@@ -2,12 +2,15 @@
 // PostgreSQL checks when it loads idgen.so, and _PG_init, which defines the settings and, when
 // idgen is preloaded, requests and starts each subsystem's slice of shared memory (as
 // PostgreSQL's CreateSharedMemoryAndSemaphores lists its own), registers the WAL resource manager
-// with what each subsystem does on redo, and installs the hooks and the cluster-mode worker.
+// with what each subsystem does on redo and the carried rows with the cover, and installs the
+// hooks and the cluster-mode worker.
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/cluster/cluster_shared.hpp"
+#include "pg/cover/cover.hpp"
 #include "pg/leases/backfill_leases.hpp"
 #include "pg/moves/adoption.hpp"
+#include "pg/moves/carried_state.hpp"
 #include "pg/moves/subscription_statements.hpp"
 #include "pg/sequencers/sequencer_cache.hpp"
 #include "pg/sequencers/sequencer_registry.hpp"
@@ -62,6 +65,8 @@ static void install_preloaded_parts() {
     prev_shmem_startup_hook = shmem_startup_hook;
     shmem_startup_hook = start_shared_memory;
     register_state_rmgr(StateRedo{redo_horizon, redo_lease, adopt_after_archive_recovery});
+    // The copy of the state each database carries: covered before any id leaves (cover.hpp).
+    register_state_copy(StateCopy{ensure_carried_horizon, carry_lease});
     install_subscription_hook();
     if (registry_configured()) register_cluster_worker();
 }

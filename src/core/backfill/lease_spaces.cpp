@@ -10,7 +10,7 @@ void raise_bound(LeaseState *state, uint64_t offset, uint32_t step) noexcept {
 }
 
 bool raise_state(LeaseState *state, const LeaseState &to) noexcept {
-    if (state->next >= to.next && state->bound >= to.bound && state->step >= to.step) return false;
+    if (covers(*state, to)) return false;
     if (to.next > state->next) state->next = to.next;
     if (to.bound > state->bound) state->bound = to.bound;
     if (to.step > state->step) state->step = to.step;

@@ -110,6 +110,11 @@ inline bool bound_needed(const LeaseState &state, uint64_t offset) noexcept {
 // step `step`. Call when bound_needed.
 void raise_bound(LeaseState *state, uint64_t offset, uint32_t step) noexcept;
 
+// Whether each field of `had` is at least that of `state`.
+inline bool covers(const LeaseState &had, const LeaseState &state) noexcept {
+    return had.next >= state.next && had.bound >= state.bound && had.step >= state.step;
+}
+
 // Raises each field of `state` to at least that of `to`; false when it already covered `to`
 // (nothing changed).
 bool raise_state(LeaseState *state, const LeaseState &to) noexcept;

@@ -11,9 +11,9 @@
 #include "pg/backfill/cluster_backfill.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/settings.hpp"
+#include "pg/cover/cover.hpp"
 #include "pg/leases/backfill_pool.hpp"
 #include "pg/leases/backfill_shared.hpp"
-#include "pg/moves/carried_state.hpp"
 #include "pg/moves/subscription_guard.hpp"
 
 extern "C" {
@@ -160,14 +160,13 @@ static void hold_next(SessionAllocator *s, const char *what) {
     // conclude that none will come back (wait_for_parked).
     s->counted++;
     count_in_use(backfill_shared(), s->space, s->limit, 1);
-    // This database's copy covers the namespace before it is used, however it was had: one
-    // parked or recycled may have been leased by a session of another database. In cluster mode
-    // also the server's one space, which counted it too: a standalone server that this
-    // database is restored into, with the same node id, counts there.
-    carry_lease(s->shared, s->space, lease_state(backfill_shared(), s->space), what);
+    // Covered before it is used, however it was had (cover.hpp). In cluster mode also the
+    // server's one space, which counted it too: a standalone server that this database is
+    // restored into, with the same node id, counts there.
+    cover_namespace(s->shared, s->space, what);
     LeaseSpace server_space;
     if (cluster != nullptr && server_space_of(s->space, &server_space))
-        carry_lease(s->shared, server_space, lease_state(backfill_shared(), server_space), what);
+        cover_namespace(s->shared, server_space, what);
     if (adopted)
         check(backfill::hold_adopted(a, ns, park_buffer));  // on an error the namespace is spent
     else
@@ -194,13 +193,10 @@ BackfillDraw draw_backfill(SharedState *state, const LeaseSpace &space, uint64_t
     }
     backfill::Take t;
     while (!backfill::try_take(&s->alloc, key, &t)) hold_next(s, what);
-    // The bound covers every offset handed out, before the id is (backfill_leases.hpp).
-    if (t.offset >= s->known_bound) {
-        const uint32_t bound =
-            ensure_lease_bound(backfill_shared(), space, t.offset, bound_step(per_namespace), what);
-        carry_lease(state, space, lease_state(backfill_shared(), space), what);
-        s->known_bound = bound;  // only once both are durable: an error above leaves it to the next draw
-    }
+    // The bound covers every offset handed out, before the id is (cover.hpp).
+    if (t.offset >= s->known_bound)
+        // Only once the cover returned: an error in it leaves the bound to the next draw.
+        s->known_bound = cover_offset(state, space, t.offset, bound_step(per_namespace), what);
     BackfillDraw d{0, t.offset};
     backfill::held_namespace(&s->alloc, t.index, &d.ns);
     return d;

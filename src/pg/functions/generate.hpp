@@ -1,9 +1,9 @@
 // Folder src/pg/functions: the SQL functions of every generator and decoder.
 //
 // The loop every time-ordered generator runs for one id: read the wall clock (or the lead floor
-// after adopted state, generator_now_unix_ns), draw from the core, and then hand the id out
-// once the durable horizon (and this database's carried copy) covers it and, in cluster mode,
-// the registry admits it (NodeSource), or wait for the clock, or raise the core's error. `draw(now_unix_ns,
+// after adopted state, generator_now_unix_ns), draw from the core, cover the id (cover.hpp: the
+// horizon and every copy of it durable), in cluster mode have the registry admit it
+// (NodeSource), and hand it out; or wait for the clock, or raise the core's error. `draw(now_unix_ns,
 // &error)` returns the core's one result shape, Drawn<Fields> (logical_clock.hpp). Everything alive across
 // the ereport longjmps in here is trivially destructible.
 #pragma once
@@ -19,7 +19,7 @@
 #include "pg/boundary/settings.hpp"
 #include "pg/boundary/wall_clock.hpp"
 #include "pg/cluster/node_source.hpp"
-#include "pg/moves/carried_state.hpp"
+#include "pg/cover/cover.hpp"
 #include "pg/shared_memory/shared_state.hpp"
 
 namespace idgen::pg {
@@ -64,8 +64,7 @@ auto draw_until_issued(SharedState *shared, Generator g, const char *what, DrawF
         Status error;
         const Result n = draw(now_ns, &error);
         if (n.kind == Kind::issued) {
-            ensure_horizon(shared, n.end_unix_us, now_ns / 1000, what);
-            ensure_carried_horizon(shared, n.end_unix_us, what);
+            cover_ids(shared, n.end_unix_us, now_ns / 1000, what);
             if (node == nullptr || node->cluster == nullptr ||
                 cluster_admit(node->cluster, node->word(), node->seen, n.end_unix_us, what,
                               &node->give_up_ns))

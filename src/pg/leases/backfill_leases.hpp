@@ -45,7 +45,8 @@ bool lease_namespace(BackfillShared *state, const LeaseSpace &space, uint64_t li
 bool recycle_namespace(BackfillShared *state, const LeaseSpace &space, uint64_t *ns, uint32_t *start);
 
 // Makes the space's offset bound durably above `offset` (raised by `step`, file, WAL,
-// synchronous standbys) and returns it. Call before handing out an id at that offset.
+// synchronous standbys) and returns it. Generators do not call it: cover_offset
+// (src/pg/cover/cover.hpp) does, and adds the copies outside the data directory.
 uint32_t ensure_lease_bound(BackfillShared *state, const LeaseSpace &space, uint64_t offset, uint32_t step,
                             const char *what);
 

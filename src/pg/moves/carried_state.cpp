@@ -29,14 +29,10 @@ extern "C" {
 namespace idgen::pg {
 
 static const char kTable[] = "reserved_state";
-constexpr int64_t kReserveAheadUs = 60 * 1000000LL;
-constexpr int32 kHorizonRow = 0;
 
-// One row, as it lies in the tuple: every column NOT NULL and fixed-width, so that it can be
-// read and overwritten in place.
+// The rows' layout and the rules of what a row may become: carried_rows.hpp.
 using Row = CarriedRow;
-static_assert(sizeof(Row) == 40 && offsetof(Row, key) == 8 && offsetof(Row, bound) == 32,
-              "CarriedRow must lie as the table's tuple does");
+using records::kHorizonSlot;
 constexpr int kRowColumns = 7;
 
 // This backend's knowledge of its database's rows (one database per backend).
@@ -44,7 +40,7 @@ static int64_t carried_horizon_us = 0;  // the horizon row's value when last see
 static bool adoption_checked = false;
 // The table did not exist when last looked up: the schema is older than 0.5.0 and this library
 // serves it until ALTER EXTENSION idgen UPDATE, which saves the server's state into the new
-// table. Until then a session looks the table up again once per kReserveAheadUs of id time.
+// table. Until then a session looks the table up again once per kCarriedReserveUs of id time.
 static bool table_missing = false;
 
 // The table's oid as last looked up (InvalidOid: look it up again): a relcache invalidation of
@@ -130,22 +126,15 @@ void ensure_carried_horizon(SharedState *s, int64_t end_unix_us, const char *wha
     if (end_unix_us <= carried_horizon_us) return;
     adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
     const int64 writer = own_writer();
-    const int64_t target = saturating_add(end_unix_us, kReserveAheadUs);
     int64_t seen = 0;
     make_durable(edit_rows([&](Row *row) {
-                     if (row->slot != kHorizonRow) return false;
-                     if (row->value >= end_unix_us && row->writer == writer) {
-                         seen = row->value;  // another session of this database moved it
-                         return false;
-                     }
-                     row->value = row->value > target ? row->value : target;
-                     row->writer = writer;
-                     seen = row->value;
-                     return true;
+                     return row->slot == kHorizonSlot &&
+                            records::cover_horizon_row(row, end_unix_us, writer, &seen);
                  }),
                  what);
     if (table_missing) {
-        carried_horizon_us = target;  // nothing to carry until the update (see table_missing)
+        // Nothing to carry until the update (see table_missing).
+        carried_horizon_us = saturating_add(end_unix_us, records::kCarriedReserveUs);
         return;
     }
     if (seen < end_unix_us)
@@ -153,33 +142,6 @@ void ensure_carried_horizon(SharedState *s, int64_t end_unix_us, const char *wha
                         errmsg("%s: idgen's table \"%s\" has no horizon row", what, kTable),
                         errhint("Restore the table from a dump of this database.")));
     carried_horizon_us = seen;
-}
-
-static bool is_lease_row(const Row &row) {
-    return row.slot != kHorizonRow && row.kind > static_cast<int32>(LeaseKind::free);
-}
-
-// The space and state of a lease row as this version counts them: a row written under the
-// mapping of 0.6.0 and before (by an older version of this table, or restored from its dump)
-// reads as the same space under the fixed mapping, with its state raised to cover it
-// (from_skipping_mapping argues why that is enough).
-struct RowLease {
-    LeaseSpace space;
-    LeaseState state;
-};
-
-static RowLease lease_of(const Row &row) {
-    const LeaseKind kind = static_cast<LeaseKind>(row.kind);
-    RowLease l{LeaseSpace{kind, kind == LeaseKind::snowflake ? MyDatabaseId : InvalidOid,
-                          static_cast<uint64_t>(row.key)},
-               LeaseState{static_cast<uint64_t>(row.value), static_cast<uint32_t>(row.bound),
-                          static_cast<uint32_t>(row.step)}};
-    backfill::from_skipping_mapping(&l.space, &l.state);
-    return l;
-}
-
-static bool same_space(const Row *row, const LeaseSpace &space) {
-    return is_lease_row(*row) && lease_of(*row).space == space;
 }
 
 // What this backend last carried per space, and into which table: a carry that it covers is
@@ -193,10 +155,6 @@ struct Carried {
 static Carried carried[8];
 static uint32_t carried_next = 0;  // the entry a new space takes (round robin)
 
-static bool covers(const LeaseState &had, const LeaseState &state) {
-    return had.next >= state.next && had.bound >= state.bound && had.step >= state.step;
-}
-
 static Carried *carried_of(const LeaseSpace &space) {
     for (Carried &c : carried)
         if (c.space == space) return &c;
@@ -207,35 +165,22 @@ void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &stat
     adopt_carried_state_once(s);  // a foreign row is adopted before it is overwritten
     const Carried *known = carried_of(space);
     if (known != nullptr && OidIsValid(table_relid) && known->table == table_relid &&
-        covers(known->state, state))
+        backfill::covers(known->state, state))
         return;
     const int64 writer = own_writer();
     bool placed = false;
     LeaseState now{};
     auto merge = [&](Row *row) {
         placed = true;
-        const Row before = *row;
-        // Each field only moves up (a bound of 0.4.0's spaces, unknown, is the largest of all);
-        // the row's own state is read before its kind is rewritten (an older mapping's row
-        // reads raised).
-        now = lease_of(*row).state;
-        backfill::raise_state(&now, state);
-        row->kind = static_cast<int32>(space.kind);
-        row->key = static_cast<int64>(space.key);
-        row->value = static_cast<int64>(now.next);
-        row->bound = static_cast<int32>(now.bound);
-        row->step = static_cast<int32>(now.step);
-        row->writer = writer;
-        return memcmp(&before, row, sizeof before) != 0;  // written only when it moves
+        return records::merge_lease_row(row, space, state, MyDatabaseId, writer, &now);
     };
+    auto own = [&](const Row *row) { return records::holds_space(*row, space, MyDatabaseId); };
     // The space's row; only when it has none (its first lease in this database), a free one.
-    XLogRecPtr end = edit_rows([&](Row *row) { return !placed && same_space(row, space) && merge(row); });
+    XLogRecPtr end = edit_rows([&](Row *row) { return !placed && own(row) && merge(row); });
     if (!placed && !table_missing)
         end = edit_rows([&](Row *row) {
             // The space's row again: another session of this database may have just placed it.
-            const bool usable = same_space(row, space) || (row->slot != kHorizonRow &&
-                                                           row->kind == static_cast<int32>(LeaseKind::free));
-            return !placed && usable && merge(row);
+            return !placed && (own(row) || records::is_free_row(*row)) && merge(row);
         });
     make_durable(end, what);
     if (table_missing) return;
@@ -252,19 +197,15 @@ void carry_lease(SharedState *s, const LeaseSpace &space, const LeaseState &stat
 // horizon's own protocol (file, WAL), the generators raised with the lead floor; a lease
 // counter raised in the lease table.
 static void adopt_row(SharedState *s, const Row &row) {
-    if (row.slot == kHorizonRow) {
+    if (row.slot == kHorizonSlot) {
         adopt_moved_horizon(s, row.value);
-    } else if (is_lease_row(row)) {
-        const RowLease l = lease_of(row);
+    } else if (records::is_lease_row(row)) {
+        const records::RowLease l = records::lease_of(row, MyDatabaseId);
         raise_lease(backfill_shared(), l.space, l.state);
     }
 }
 
-// Lease rows are adopted whoever wrote them (raising a lease counter to what it already is
-// costs nothing, and a data-only restore into another database of this cluster brings rows
-// this cluster wrote for another database's spaces); the horizon row only when another cluster
-// wrote it (this cluster's own horizon is covered by its file and WAL, and taking it again
-// would start ids up to the 60 s reserve ahead at every server start).
+// Which rows are adopted: records::to_adopt.
 void adopt_carried_state_once(SharedState *s) {
     if (adoption_checked) return;
     const int64 writer = own_writer();
@@ -273,37 +214,30 @@ void adopt_carried_state_once(SharedState *s) {
     int capacity = kLeaseSpaces + 1, n = 0, foreign = 0;
     Row *adopt = static_cast<Row *>(palloc(capacity * sizeof(Row)));
     edit_rows([&](Row *row) {
-        const bool is_foreign = row->writer != 0 && row->writer != writer;
-        if (!is_foreign && !is_lease_row(*row)) return false;
+        foreign += records::written_elsewhere(*row, writer);
+        if (!records::to_adopt(*row, writer)) return false;
         if (n == capacity) {
             capacity *= 2;
             adopt = static_cast<Row *>(repalloc(adopt, capacity * sizeof(Row)));
         }
         adopt[n++] = *row;
-        foreign += is_foreign;
         return false;
     });
-    for (int i = 0; i < n; i++)
-        if (adopt[i].slot != kHorizonRow || adopt[i].writer != writer) adopt_row(s, adopt[i]);
+    for (int i = 0; i < n; i++) adopt_row(s, adopt[i]);
     pfree(adopt);
     if (foreign > 0)  // this cluster's own now: adopted once, not by every session
-        make_durable(edit_rows([&](Row *row) {
-                         if (row->writer == 0 || row->writer == writer) return false;
-                         row->writer = writer;
-                         return true;
-                     }),
-                     "idgen");
+        make_durable(edit_rows([&](Row *row) { return records::claim_row(row, writer); }), "idgen");
     adoption_checked = true;
 }
 
 void take_over_row(SharedState *s, const Row &row, bool into_rows, const char *what) {
-    if (row.slot != kHorizonRow && !is_lease_row(row)) return;  // free, or another table's guard
+    if (row.slot != kHorizonSlot && !records::is_lease_row(row)) return;  // free, or another table's guard
     adopt_row(s, row);
     if (!into_rows) return;
-    if (row.slot == kHorizonRow) {
+    if (row.slot == kHorizonSlot) {
         ensure_carried_horizon(s, row.value, what);
     } else {
-        const RowLease l = lease_of(row);
+        const records::RowLease l = records::lease_of(row, MyDatabaseId);
         carry_lease(s, l.space, l.state, what);
     }
 }
@@ -315,7 +249,7 @@ void take_over_row(SharedState *s, const Row &row, bool into_rows, const char *w
 int read_guard_rows(Row *out, int max) {
     int n = 0;
     edit_rows([&](Row *row) {
-        if (row->slot != kHorizonRow && row->kind == kGuardKind && n < max) out[n++] = *row;
+        if (row->slot != kHorizonSlot && row->kind == kGuardKind && n < max) out[n++] = *row;
         return false;
     });
     return n;
@@ -325,27 +259,13 @@ static bool place_guard_row(int64_t subid, int64_t publisher_node, int32_t state
                             const char *what) {
     const int64 writer = own_writer();
     bool placed = false;
-    auto guard_of = [&](const Row *row) {
-        return row->slot != kHorizonRow && row->kind == kGuardKind && row->key == subid;
-    };
     auto put = [&](Row *row) {
         placed = true;
-        const Row before = *row;
-        *row = Row{row->slot,
-                   kGuardKind,
-                   subid,
-                   publisher_node,
-                   writer,
-                   state,
-                   (guard_of(row) ? row->step : 0) | flags};
-        return memcmp(&before, row, sizeof before) != 0;
+        return records::put_guard_row(row, subid, publisher_node, state, flags, writer);
     };
-    XLogRecPtr end = edit_rows([&](Row *row) { return !placed && guard_of(row) && put(row); });
-    if (!placed)
-        end = edit_rows([&](Row *row) {
-            const bool usable = row->slot != kHorizonRow && row->kind == static_cast<int32>(LeaseKind::free);
-            return !placed && usable && put(row);
-        });
+    XLogRecPtr end =
+        edit_rows([&](Row *row) { return !placed && records::is_guard_row(*row, subid) && put(row); });
+    if (!placed) end = edit_rows([&](Row *row) { return !placed && records::is_free_row(*row) && put(row); });
     make_durable(end, what);
     return placed;
 }
@@ -369,13 +289,7 @@ bool write_guard_row(int64_t subid, int64_t publisher_node, int32_t state, int32
 }
 
 void free_guard_row(int64_t subid) {
-    make_durable(edit_rows([&](Row *row) {
-                     if (row->slot == kHorizonRow || row->kind != kGuardKind || row->key != subid)
-                         return false;
-                     *row = Row{row->slot, 0, 0, 0, 0, 0, 0};
-                     return true;
-                 }),
-                 "idgen");
+    make_durable(edit_rows([&](Row *row) { return records::free_guard_row(row, subid); }), "idgen");
 }
 
 }  // namespace idgen::pg
@@ -397,7 +311,7 @@ Datum idgen_reserved_state_merge(PG_FUNCTION_ARGS) {
     // The gate alone: taking rows over only raises state, so the adoptions still pending (the
     // end of an archive recovery, this database's carried rows) may follow at the first
     // generator call; the rows of this database are adopted before they are overwritten
-    // (carry_lease, ensure_carried_horizon).
+    // (adopt_carried_state_once, first in every write of the rows).
     SharedState *s = require_shared_state("restoring idgen's reserved_state");
     TupleDesc desc = RelationGetDescr(trigger->tg_relation);
     bool isnull[kRowColumns];

@@ -12,7 +12,7 @@
 // the lease counters of the id spaces this database's sessions used, and the guards of its
 // subscriptions (subscription_guard.hpp), which never travel. Before an id is handed out
 // in this database, its row already covers it:
-// - the horizon row is moved kReserveAheadUs beyond the id's time, so it is written about once
+// - the horizon row is moved kCarriedReserveUs beyond the id's time, so it is written about once
 //   a minute per database, not per id;
 // - a lease row is written when a namespace is leased (rare).
 // The rows are written in place, non-transactionally (as a sequence is), with generic WAL:
@@ -30,11 +30,16 @@
 
 #include <cstdint>
 
+#include "core/records/carried_rows.hpp"
+
 #include "pg/leases/backfill_leases.hpp"
 #include "pg/shared_memory/shared_state.hpp"
 
 namespace idgen::pg {
 
+// The two calls of this copy that the cover makes (cover.hpp; module.cpp registers them):
+// generators never call them directly.
+//
 // Makes sure this database's horizon row covers an id ending at end_unix_us (cheap when it
 // does: a backend-local comparison).
 void ensure_carried_horizon(SharedState *state, int64_t end_unix_us, const char *what);
@@ -46,28 +51,11 @@ void carry_lease(SharedState *state, const LeaseSpace &space, const LeaseState &
 // Once per session and database: adopts rows written by another cluster.
 void adopt_carried_state_once(SharedState *state);
 
-// One row of the table, as pg_dump writes it or another server's table holds it.
-struct CarriedRow {
-    int32_t slot;    // 0: the horizon; 1..kLeaseSpaces: a lease space or a subscription guard
-    int32_t kind;    // LeaseKind of a lease row (0: free), kGuardKind; 0 in the horizon row
-    int64_t key;     // the lease space's key; a guard's subscription oid
-    int64_t value;   // the horizon (Unix microseconds), the space's next namespace; a guard's
-                     // publisher node id (-1: unknown)
-    int64_t writer;  // the system identifier of the cluster that wrote the row (0: never)
-    int32_t bound;   // a lease row: the space's offset bound (LeaseState, as uint32 bits);
-                     // a guard's GuardState
-    int32_t step;    // a lease row: how far the bound moves at a time; a guard's flags
-                     // (kGuardBroughtRows)
-};
-
-// A row that is no lease: what idgen knows of a subscription of this database (its publisher's
-// node id, whether its state was taken over; subscription_guard.hpp). Never adopted, never
-// carried elsewhere.
-constexpr int32_t kGuardKind = -1;
-// A guard's flag: the subscription had synchronised a table before a table left it (ALTER
-// SUBSCRIPTION ... REFRESH PUBLICATION forgets the tables that left), so it brought rows even
-// when none of its tables says so now.
-constexpr int32_t kGuardBroughtRows = 1;
+// The table's rows, as pg_dump writes them or another server's table holds them, and the rules
+// of what a row may become.
+using records::CarriedRow;
+using records::kGuardBroughtRows;
+using records::kGuardKind;
 
 // Takes a row of another server's table over (the restore trigger, and the state read from a
 // publisher): adopted into the server's state and, with `into_rows`, merged into this

@@ -82,7 +82,7 @@ void take_over_publisher(const PublisherState &p) {
     // The gate alone: taking rows over only raises state, so the adoptions still pending (the
     // end of an archive recovery, this database's carried rows) may follow at the first
     // generator call; the rows of this database are adopted before they are overwritten
-    // (carry_lease, ensure_carried_horizon).
+    // (adopt_carried_state_once, first in every write of the rows).
     SharedState *s = require_shared_state("taking over the publisher's idgen state");
     const bool into_rows = idgen_installed();
     for (int i = 0; i < p.rows; i++)

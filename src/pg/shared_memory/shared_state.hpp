@@ -175,7 +175,8 @@ SharedState *require_shared_state(const char *what);
 SharedState *shared_state_or_null();
 
 // Makes sure the durable horizon covers an id whose time ends at end_unix_us, moving it first
-// (file, WAL, synchronous standbys) if it does not. Call before handing the id out.
+// (file, WAL, synchronous standbys) if it does not. Generators do not call it: they cover an id
+// through cover_ids (src/pg/cover/cover.hpp), which adds the copies outside the data directory.
 void ensure_horizon(SharedState *state, int64_t end_unix_us, int64_t now_unix_us, const char *what);
 
 // Redo of a horizon record: the horizon (file and memory) and every generator's start are
