@@ -70,20 +70,32 @@ endif
 $(OBJS): $(PG_BUILD_STAMP)
 EXTRA_CLEAN += $(PG_BUILD_STAMP)
 
-# ---- GoogleTest unit tests of the core: built with no PostgreSQL include path at all,
-# so a core file that includes a PostgreSQL header fails this build.
+# ---- The core's test builds (unit tests, sanitizers, fuzzing): each flavour's objects in
+# build/FLAVOUR/, one per source with its header dependencies, so that make -jN compiles them
+# side by side and a change recompiles what it touches. Built with no PostgreSQL include path
+# at all, so a core file that includes a PostgreSQL header fails them.
 UNIT_CXX ?= g++
 UNIT_CXXFLAGS ?= -std=c++17 -O2 -g -Wall -Wextra -Werror -pthread
 UNIT_SRCS = $(sort $(wildcard test/unit/*.cpp))
-
-test/unit/run_unit_tests: $(CORE_SRCS) $(CORE_HDRS) $(UNIT_SRCS) $(wildcard test/unit/*.hpp)
-	$(UNIT_CXX) $(UNIT_CXXFLAGS) -Isrc -o $@ $(CORE_SRCS) $(UNIT_SRCS) -lgtest -lgtest_main -pthread
-
-# The same tests built with AddressSanitizer and UndefinedBehaviorSanitizer; any report fails.
+# AddressSanitizer and UndefinedBehaviorSanitizer; any report fails.
 SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-test/unit/run_unit_tests_sanitized: $(CORE_SRCS) $(CORE_HDRS) $(UNIT_SRCS) $(wildcard test/unit/*.hpp)
-	$(UNIT_CXX) $(UNIT_CXXFLAGS) $(SANITIZE_FLAGS) -Isrc -o $@ $(CORE_SRCS) $(UNIT_SRCS) -lgtest -lgtest_main -pthread
+UNIT_OBJS = $(patsubst %.cpp,build/unit/%.o,$(CORE_SRCS) $(UNIT_SRCS))
+SANITIZED_OBJS = $(patsubst %.cpp,build/unit-sanitized/%.o,$(CORE_SRCS) $(UNIT_SRCS))
+$(UNIT_OBJS): FLAVOUR_CXX = $(UNIT_CXX) $(UNIT_CXXFLAGS)
+$(SANITIZED_OBJS): FLAVOUR_CXX = $(UNIT_CXX) $(UNIT_CXXFLAGS) $(SANITIZE_FLAGS)
+compile_flavour = @mkdir -p $(@D) && $(FLAVOUR_CXX) -MMD -MP -Isrc -c -o $@ $<
+$(UNIT_OBJS): build/unit/%.o: %.cpp
+	$(compile_flavour)
+$(SANITIZED_OBJS): build/unit-sanitized/%.o: %.cpp
+	$(compile_flavour)
+EXTRA_CLEAN += build
+
+test/unit/run_unit_tests: $(UNIT_OBJS)
+	$(UNIT_CXX) $(UNIT_CXXFLAGS) -o $@ $^ -lgtest -lgtest_main -pthread
+
+test/unit/run_unit_tests_sanitized: $(SANITIZED_OBJS)
+	$(UNIT_CXX) $(UNIT_CXXFLAGS) $(SANITIZE_FLAGS) -o $@ $^ -lgtest -lgtest_main -pthread
 
 # The shared clock word's contention without PostgreSQL, per thread count and ordering (a
 # measurement, not a test: README, Benchmark).
@@ -121,9 +133,19 @@ FUZZ_TARGETS = $(sort $(basename $(notdir $(wildcard test/fuzz/fuzz_*.cpp))))
 FUZZ_BINS = $(addprefix test/fuzz/,$(FUZZ_TARGETS))
 EXTRA_CLEAN += $(FUZZ_BINS)
 
-test/fuzz/fuzz_%: test/fuzz/fuzz_%.cpp $(wildcard test/fuzz/*.hpp) $(CORE_SRCS) $(CORE_HDRS)
-	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) $(FUZZ_SANITIZE) -Isrc -o $@ $< $(CORE_SRCS)
+# The core compiled once for every target (instrumented, without libFuzzer's main), each
+# target's own source apart, and libFuzzer linked in last.
+FUZZ_CORE_OBJS = $(patsubst %.cpp,build/fuzz/%.o,$(CORE_SRCS))
+FUZZ_OBJS = $(FUZZ_CORE_OBJS) $(patsubst %,build/fuzz/test/fuzz/%.o,$(FUZZ_TARGETS))
+$(FUZZ_OBJS): FLAVOUR_CXX = $(FUZZ_CXX) $(FUZZ_CXXFLAGS) $(subst fuzzer,fuzzer-no-link,$(FUZZ_SANITIZE))
+$(FUZZ_OBJS): build/fuzz/%.o: %.cpp
+	$(compile_flavour)
+
+test/fuzz/fuzz_%: build/fuzz/test/fuzz/fuzz_%.o $(FUZZ_CORE_OBJS)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) $(FUZZ_SANITIZE) -o $@ $^
 
 .PHONY: fuzz
 fuzz: $(FUZZ_BINS)
 	test/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+-include $(UNIT_OBJS:.o=.d) $(SANITIZED_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

@@ -1,5 +1,6 @@
 # Guarantee 1: 8 concurrent clients x 100,000 Snowflake ids into a UNIQUE column; every id
 # unique, and increasing in call order within each statement.
+# One major per test run: the contention is on idgen's own shared-memory words, the same on every major.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -6,6 +6,7 @@
 # this test finds collisions). uuid_v1_at(clock_timestamp()) puts all of its UUIDs on that one
 # microsecond on every server. Then the node-id check of the README finds a fourth server
 # started with a node id that is already taken.
+# One major per test run: what keeps the servers apart is idgen's node id in each id's bits.
 use strict;
 use warnings;
 use IPC::Run;
