@@ -55,6 +55,38 @@ TEST(RegistryGeneration, AGenerationNeverWorkedUnderIsNoticed) {
     EXPECT_EQ(judge_generation(working("a1", 100), true, "e7", 300).verdict, Verdict::noticed);
 }
 
+// etcd restored to revision 90 while the server had seen 100; the writes of the servers still
+// working with it carry it to 130 before the next look. The look still notices.
+TEST(RegistryGeneration, ARevisionThatWentBackIsNoticedAfterWritesCarriedItPast) {
+    Revisions seen;
+    seen.start(100);
+    seen.saw(100);
+    EXPECT_FALSE(seen.went_back());
+    seen.saw(90);
+    EXPECT_TRUE(seen.went_back());
+    for (int64_t r = 91; r <= 130; r++) seen.saw(r);
+    EXPECT_TRUE(seen.went_back());
+    EXPECT_EQ(seen.highest, 130);
+    const int64_t judged = seen.take_for_look();
+    EXPECT_EQ(judged, 90);
+    EXPECT_EQ(judge_generation(working("a1", 100), true, "a1", judged).verdict, Verdict::noticed);
+    // Taken: the next look judges by the last answer again.
+    EXPECT_FALSE(seen.went_back());
+    EXPECT_EQ(seen.take_for_look(), 130);
+}
+
+TEST(RegistryGeneration, RevisionsThatOnlyClimbAreNeverBack) {
+    Revisions seen;
+    seen.start(100);
+    for (int64_t r = 100; r <= 110; r++) seen.saw(r);
+    EXPECT_FALSE(seen.went_back());
+    EXPECT_EQ(seen.take_for_look(), 110);
+    // A new generation starts afresh: what went back before it is forgotten with it.
+    seen.saw(50);
+    seen.start(50);
+    EXPECT_FALSE(seen.went_back());
+}
+
 TEST(RegistryGeneration, TheForgottenValueRoundTrips) {
     std::string episode;
     EXPECT_TRUE(forgotten_episode(forgotten_value("e7"), &episode));

@@ -54,6 +54,38 @@ struct Judgement {
     std::string reason;   // noticed: why, for the operator
 };
 
+// The revisions etcd's key-value answers showed a server (each answer is linearizable, so its
+// revision is at least that of every answer before it, unless etcd forgot). A revision below the
+// highest one is kept until the next look takes it: once etcd went back, the writes of the
+// servers still working with it carry its revision up again, and a look a moment later would
+// find it past the remembered one and notice nothing (two servers under load write more than a
+// round's worth of revisions within the second between two looks).
+struct Revisions {
+    int64_t last = 0;         // the last answer's
+    int64_t highest = 0;      // the highest since start (the remembered one, at first)
+    int64_t lowest_back = 0;  // the lowest below `highest` since the last look (0: none)
+
+    void start(int64_t from) {
+        highest = from;
+        lowest_back = 0;
+    }
+    void saw(int64_t revision) {
+        last = revision;
+        if (revision >= highest)
+            highest = revision;
+        else if (lowest_back == 0 || revision < lowest_back)
+            lowest_back = revision;
+    }
+    bool went_back() const { return lowest_back != 0; }
+    // The revision a look judges by: the lowest seen below the highest since the last look, else
+    // the last; the look takes it.
+    int64_t take_for_look() {
+        const int64_t r = lowest_back != 0 ? lowest_back : last;
+        lowest_back = 0;
+        return r;
+    }
+};
+
 // The judgement of a generation key read at `revision` (found, value) by a server that
 // remembers `mine`.
 Judgement judge_generation(const Remembered &mine, bool found, const std::string &value, int64_t revision);

@@ -344,10 +344,8 @@ bool Client::call(const std::string &path, const json &body, json *out) {
     const auto header = out->find("header");
     int64_t revision = 0;
     if (path.compare(0, 7, "/v3/kv/") == 0 && header != out->end() && header->is_object() &&
-        int_field(*header, "revision", &revision)) {
-        last_revision_ = revision;
-        if (revision > highest_revision_) highest_revision_ = revision;
-    }
+        int_field(*header, "revision", &revision))
+        revisions_.saw(revision);
     return true;
 }
 

@@ -23,6 +23,7 @@
 struct curl_slist;
 
 #include "core/registry/refusal_backoff.hpp"
+#include "core/registry/registry_generation.hpp"
 #include "core/registry/registry_store.hpp"
 
 namespace idgen::pg::etcd {
@@ -64,12 +65,13 @@ public:
     bool range(const std::string &prefix, std::vector<KeyValue> *out) override;
 
     const std::string &error() const { return error_; }
-    // The revision of the last key-value answer, and the highest since start_revisions (the
-    // registry's generation: core/registry/registry_generation.hpp).
-    int64_t last_revision() const { return last_revision_; }
-    int64_t highest_revision() const { return highest_revision_; }
-    void start_revisions(int64_t from) { highest_revision_ = from; }
-    bool went_back() const { return last_revision_ < highest_revision_; }
+    // The revisions of the key-value answers (the registry's generation:
+    // core/registry/registry_generation.hpp, Revisions).
+    int64_t last_revision() const { return revisions_.last; }
+    int64_t highest_revision() const { return revisions_.highest; }
+    void start_revisions(int64_t from) { revisions_.start(from); }
+    bool went_back() const { return revisions_.went_back(); }
+    int64_t take_revision_for_look() { return revisions_.take_for_look(); }
 
     // For etcd_watch.hpp: sets up the libcurl handle `easy` to stream a watch of every key from
     // from_key through those starting with through_prefix, from the endpoint that answered last,
@@ -106,8 +108,7 @@ private:
     void *curl_;
     std::string error_;
     std::string transport_detail_;  // libcurl's error buffer of the last request
-    int64_t last_revision_ = 0;
-    int64_t highest_revision_ = 0;
+    registry::Revisions revisions_;
 };
 
 }  // namespace idgen::pg::etcd

@@ -38,7 +38,9 @@ std::string server_name() {
 }  // namespace
 
 void GenerationKeeper::look(int64_t now, bool due) {
-    if (now < next_look_ns || !(due || !usable || r.etcd.went_back())) return;
+    // A revision that went back is looked at at once: until the look, the server serves from a
+    // registry that may have forgotten.
+    if (!r.etcd.went_back() && (now < next_look_ns || !(due || !usable))) return;
     next_look_ns = now + kLookEveryNs;
     bool found = false;
     std::string value;
@@ -50,7 +52,8 @@ void GenerationKeeper::look(int64_t now, bool due) {
     registry::Remembered mine = r.remembered;
     if (!mine.token.empty() && r.etcd.highest_revision() > mine.revision)
         mine.revision = r.etcd.highest_revision();
-    const registry::Judgement j = registry::judge_generation(mine, found, value, r.etcd.last_revision());
+    const registry::Judgement j =
+        registry::judge_generation(mine, found, value, r.etcd.take_revision_for_look());
     switch (j.verdict) {
         case registry::Verdict::create:
             create();
