@@ -39,6 +39,14 @@ extern "C" {
 #define IDGEN_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
 
+// A subscription's password_required (16 added it; 15 has none: true, which the rule below
+// ignores on 15).
+#if PG_VERSION_NUM >= 160000
+#define IDGEN_SUBSCRIPTION_PASSWORD_REQUIRED(sub) ((sub)->passwordrequired)
+#else
+#define IDGEN_SUBSCRIPTION_PASSWORD_REQUIRED(sub) true
+#endif
+
 namespace idgen::pg {
 
 // This process's index in the PGPROC array: PGPROC.pgprocno up to 16; 17 removed that field
@@ -48,6 +56,20 @@ inline int my_proc_number() {
     return MyProcNumber;
 #else
     return MyProc->pgprocno;
+#endif
+}
+
+// Whether a subscription's connections must use a password, as PostgreSQL's apply worker
+// decides: from 16, the subscription's password_required (`required`, true by default) unless
+// its owner is a superuser; 15 has no such rule (only a superuser can create a subscription or
+// be given one, and the apply worker connects however the publisher lets it in).
+inline bool subscription_needs_password(bool required, bool owner_is_superuser) {
+#if PG_VERSION_NUM >= 160000
+    return required && !owner_is_superuser;
+#else
+    (void)required;
+    (void)owner_is_superuser;
+    return false;
 #endif
 }
 

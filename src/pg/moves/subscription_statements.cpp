@@ -28,17 +28,30 @@ namespace idgen::pg {
 using backfill::Guard;
 using backfill::GuardState;
 
-static bool password_required(Oid owner) {
-    return !superuser_arg(owner);
-}
-
-static bool connects(const CreateSubscriptionStmt *stmt) {
+// A boolean option of CREATE SUBSCRIPTION, or `otherwise` when it is not given.
+static bool option(const CreateSubscriptionStmt *stmt, const char *name, bool otherwise) {
     ListCell *lc;
     foreach (lc, stmt->options) {
         DefElem *opt = lfirst_node(DefElem, lc);
-        if (strcmp(opt->defname, "connect") == 0) return defGetBoolean(opt);
+        if (strcmp(opt->defname, name) == 0) return defGetBoolean(opt);
     }
-    return true;
+    return otherwise;
+}
+
+static bool connects(const CreateSubscriptionStmt *stmt) {
+    return option(stmt, "connect", true);
+}
+
+// idgen reads the publisher with the subscription's connection string under the rule PostgreSQL
+// applies to the subscription's own connections (pg_compat.hpp): never more than it allows. (A
+// stricter rule broke Citus's shard moves: their subscriptions belong to a role made superuser
+// and then demoted, with password_required off, and the DROP that ends the move failed.)
+static bool password_required(const CreateSubscriptionStmt *stmt) {
+    return subscription_needs_password(option(stmt, "password_required", true), superuser());
+}
+
+static bool password_required(const Subscription *sub) {
+    return subscription_needs_password(IDGEN_SUBSCRIPTION_PASSWORD_REQUIRED(sub), superuser_arg(sub->owner));
 }
 
 // A publisher that issues live ids under this server's own node id: refused before the
@@ -81,7 +94,7 @@ static struct {
 static void subscription_creating(const CreateSubscriptionStmt *stmt) {
     creating.read = false;
     if (!idgen_installed() || !connects(stmt)) return;
-    creating.read = read_publisher(stmt->conninfo, false, password_required(GetUserId()), &creating.p);
+    creating.read = read_publisher(stmt->conninfo, false, password_required(stmt), &creating.p);
     if (creating.read) refuse_same_node(creating.p, "CREATE SUBSCRIPTION");
 }
 
@@ -119,7 +132,7 @@ static void subscription_altered(const AlterSubscriptionStmt *stmt) {
         const Guard stored = stored_guard_of(subid, &flags);
         if (stmt->kind == ALTER_SUBSCRIPTION_CONNECTION) {
             PublisherState *p = static_cast<PublisherState *>(palloc(sizeof(PublisherState)));
-            const bool read = read_publisher(sub->conninfo, false, password_required(sub->owner), p);
+            const bool read = read_publisher(sub->conninfo, false, password_required(sub), p);
             if (read) refuse_same_node(*p, "ALTER SUBSCRIPTION");
             // Said only where PostgreSQL itself is about to connect (an enabled subscription), as
             // at CREATE SUBSCRIPTION: a disabled one changes its conninfo without a message.
@@ -164,7 +177,7 @@ static void subscription_dropping(const DropSubscriptionStmt *stmt) {
     const Guard g = backfill::current_guard(stored_guard_of(subid, &flags), sub->enabled);
     const bool brought_rows = (flags & kGuardBroughtRows) != 0 || has_synchronised_a_table(subid);
     dropping = Dropping{subid, MemoryContextStrdup(TopMemoryContext, sub->conninfo),
-                        MemoryContextStrdup(TopMemoryContext, stmt->subname), password_required(sub->owner),
+                        MemoryContextStrdup(TopMemoryContext, stmt->subname), password_required(sub),
                         backfill::drop_takes_over(g, brought_rows)};
 }
 

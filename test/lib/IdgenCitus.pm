@@ -1,0 +1,59 @@
+# A Citus cluster for idgen's TAP tests, on loopback: a coordinator and workers, each a server
+# with citus and idgen preloaded (citus first, as Citus requires) and a node id of its own, the
+# coordinator registered and the workers added to it, the extensions created in the database
+# `postgres`. Citus reaches its nodes by host and port, so the servers listen on TCP.
+package IdgenCitus;
+
+use strict;
+use warnings;
+use Exporter 'import';
+use PostgreSQL::Test::Cluster;
+use IdgenTest;
+
+our @EXPORT = qw(citus_installed citus_cluster citus_add_worker);
+
+# Whether Citus is installed into the PostgreSQL under test (scripts/citus builds it).
+sub citus_installed {
+    my $sharedir = `pg_config --sharedir`;
+    chomp $sharedir;
+    return -f "$sharedir/extension/citus.control";
+}
+
+# A server of the cluster, started, with citus created. $node_id: its idgen.node_id.
+sub _citus_server {
+    my ($name, $node_id) = @_;
+    $PostgreSQL::Test::Cluster::use_tcp = 1;
+    $PostgreSQL::Test::Cluster::test_pghost = '127.0.0.1';
+    my $node = idgen_node($name, node_id => $node_id, init => { allows_streaming => 'logical' }, conf => "
+shared_preload_libraries = 'citus,idgen'
+max_connections = 300
+max_wal_senders = 30
+max_replication_slots = 30
+citus.shard_count = 8
+citus.shard_replication_factor = 1
+");
+    start_node($node);
+    $node->safe_psql('postgres', 'CREATE EXTENSION citus');
+    return $node;
+}
+
+# Adds a worker with idgen.node_id $node_id to the cluster of $coordinator.
+sub citus_add_worker {
+    my ($coordinator, $name, $node_id) = @_;
+    my $worker = _citus_server($name, $node_id);
+    $coordinator->safe_psql('postgres', "SELECT citus_add_node('127.0.0.1', " . $worker->port . ')');
+    return $worker;
+}
+
+# The coordinator (node id $node_ids[0]) and one worker for each further node id, with idgen
+# created on the coordinator (Citus creates it on every worker).
+sub citus_cluster {
+    my (@node_ids) = @_;
+    my $coordinator = _citus_server('coordinator', shift @node_ids);
+    $coordinator->safe_psql('postgres', "SELECT citus_set_coordinator_host('127.0.0.1', " . $coordinator->port . ')');
+    my @workers = map { citus_add_worker($coordinator, "worker$_", $node_ids[$_ - 1]) } 1 .. @node_ids;
+    $coordinator->safe_psql('postgres', 'CREATE EXTENSION idgen');
+    return ($coordinator, @workers);
+}
+
+1;
