@@ -6,6 +6,7 @@
 // hooks and the cluster-mode worker.
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
+#include "pg/cluster/citus_group.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cover/cover.hpp"
 #include "pg/leases/backfill_leases.hpp"
@@ -82,6 +83,7 @@ void _PG_init(void) {
     idgen::pg::define_settings(process_shared_preload_libraries_in_progress);
     idgen::pg::register_sequencer_callbacks();
     idgen::pg::register_sequencer_cache_callback();
+    idgen::pg::register_citus_group_callback();
     if (process_shared_preload_libraries_in_progress) idgen::pg::install_preloaded_parts();
 }
 }

@@ -1,7 +1,8 @@
 # A Citus cluster for idgen's TAP tests, on loopback: a coordinator and workers, each a server
-# with citus and idgen preloaded (citus first, as Citus requires) and a node id of its own, the
-# coordinator registered and the workers added to it, the extensions created in the database
-# `postgres`. Citus reaches its nodes by host and port, so the servers listen on TCP.
+# with citus and idgen preloaded (citus first, as Citus requires) and a node id of its own (given,
+# or, for a node id of undef, its Citus group: idgen.node_id_source = 'citus'), the coordinator
+# registered and the workers added to it, the extensions created in the database `postgres`.
+# Citus reaches its nodes by host and port, so the servers listen on TCP.
 package IdgenCitus;
 
 use strict;
@@ -10,7 +11,7 @@ use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use IdgenTest;
 
-our @EXPORT = qw(citus_installed citus_cluster citus_add_worker);
+our @EXPORT = qw(citus_installed citus_cluster citus_add_worker citus_server);
 
 # Whether Citus is installed into the PostgreSQL under test (scripts/citus builds it).
 sub citus_installed {
@@ -19,13 +20,16 @@ sub citus_installed {
     return -f "$sharedir/extension/citus.control";
 }
 
-# A server of the cluster, started, with citus created. $node_id: its idgen.node_id.
-sub _citus_server {
+# A server for the cluster, started, with citus created, not yet added. $node_id: its
+# idgen.node_id (undef: its Citus group).
+sub citus_server {
     my ($name, $node_id) = @_;
     $PostgreSQL::Test::Cluster::use_tcp = 1;
     $PostgreSQL::Test::Cluster::test_pghost = '127.0.0.1';
+    my $source = defined $node_id ? '' : "idgen.node_id_source = 'citus'";
     my $node = idgen_node($name, node_id => $node_id, init => { allows_streaming => 'logical' }, conf => "
 shared_preload_libraries = 'citus,idgen'
+$source
 max_connections = 300
 max_wal_senders = 30
 max_replication_slots = 30
@@ -37,10 +41,9 @@ citus.shard_replication_factor = 1
     return $node;
 }
 
-# Adds a worker with idgen.node_id $node_id to the cluster of $coordinator.
+# Adds $worker (citus_server) to the cluster of $coordinator.
 sub citus_add_worker {
-    my ($coordinator, $name, $node_id) = @_;
-    my $worker = _citus_server($name, $node_id);
+    my ($coordinator, $worker) = @_;
     $coordinator->safe_psql('postgres', "SELECT citus_add_node('127.0.0.1', " . $worker->port . ')');
     return $worker;
 }
@@ -49,9 +52,9 @@ sub citus_add_worker {
 # created on the coordinator (Citus creates it on every worker).
 sub citus_cluster {
     my (@node_ids) = @_;
-    my $coordinator = _citus_server('coordinator', shift @node_ids);
+    my $coordinator = citus_server('coordinator', $node_ids[0]);
     $coordinator->safe_psql('postgres', "SELECT citus_set_coordinator_host('127.0.0.1', " . $coordinator->port . ')');
-    my @workers = map { citus_add_worker($coordinator, "worker$_", $node_ids[$_ - 1]) } 1 .. @node_ids;
+    my @workers = map { citus_add_worker($coordinator, citus_server("worker$_", $node_ids[$_])) } 1 .. $#node_ids;
     $coordinator->safe_psql('postgres', 'CREATE EXTENSION idgen');
     return ($coordinator, @workers);
 }

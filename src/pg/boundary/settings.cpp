@@ -20,6 +20,7 @@ extern "C" {
 namespace idgen::pg {
 
 int node_id = -1;
+int node_id_source = kNodeIdFromSetting;
 int max_lead_ms = 5000;
 int max_adopted_lead_s = 600;
 int max_wait_ms = 1000;
@@ -117,6 +118,12 @@ static const struct config_enum_entry locality_modes[] = {
     {nullptr, 0, false},
 };
 
+static const struct config_enum_entry node_id_sources[] = {
+    {"setting", kNodeIdFromSetting, false},
+    {"citus", kNodeIdFromCitus, false},
+    {nullptr, 0, false},
+};
+
 static const struct config_enum_entry orderings[] = {
     {"session", kOrderingSession, false},
     {"strict", kOrderingStrict, false},
@@ -131,6 +138,12 @@ static void define_server_settings() {
         "-1 (the default) means none: generators that need a node id refuse to generate. With "
         "idgen.registry, the node id this server holds in etcd as its own (-1: the lowest free one).",
         &node_id, -1, kNodeId.min, kNodeId.max, PGC_POSTMASTER, kNodeId.flags, nullptr, nullptr, nullptr);
+    DefineCustomEnumVariable(
+        "idgen.node_id_source", "Where this server's node id comes from: 'setting' or 'citus'.",
+        "'setting' (the default): idgen.node_id, or the registry's in cluster mode. 'citus': the Citus "
+        "group of this node in the database that calls the generator (0 for the coordinator, the "
+        "worker's own for a worker); idgen.node_id is then not used.",
+        &node_id_source, kNodeIdFromSetting, node_id_sources, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(kMaxSequencers.name,
                             "How many Snowflake sequencers can be in use at once (server-wide).", nullptr,
                             &max_sequencers, 64, kMaxSequencers.min, kMaxSequencers.max, PGC_POSTMASTER,
@@ -306,6 +319,11 @@ static void check_setting_combinations() {
                 (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                  errmsg("idgen.registry_margin (%d ms) must be less than half of idgen.registry_lease (%d s)",
                         registry_margin_ms, registry_lease_s)));
+    // Two sources of one node id, each unaware of the other, could hand one node id to two servers.
+    if (node_id_source == kNodeIdFromCitus && (registry_configured() || node_id >= 0))
+        ereport(FATAL, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("idgen.node_id_source = 'citus' takes the node id from Citus: leave "
+                               "idgen.node_id and idgen.registry unset")));
 }
 
 void define_settings(bool preloading) {

@@ -6,6 +6,7 @@
 namespace idgen::pg {
 
 extern int node_id;                  // idgen.node_id: this server's node identity, -1 when unset
+extern int node_id_source;           // idgen.node_id_source: NodeIdSource, where node ids come from
 extern int max_lead_ms;              // idgen.max_lead: how far ids may run ahead of the wall clock
 extern int max_wait_ms;              // idgen.max_wait: how long a call may wait for the wall clock
 extern int max_sequencers;           // idgen.max_sequencers: shared-memory slots for Snowflake sequencers
@@ -34,6 +35,8 @@ extern char *registry_password_file;  // idgen.registry_password_file: a file ho
 bool registry_configured();
 
 enum LocalityMode { kLocalityVariable = 0, kLocalitySequential = 1 };
+// setting: idgen.node_id; citus: the Citus group of the database's node (pg/cluster/citus_group.hpp).
+enum NodeIdSource { kNodeIdFromSetting = 0, kNodeIdFromCitus = 1 };
 // strict: one atomic add per id; session: runs of positions (src/core/clocks/session_run.hpp).
 enum Ordering { kOrderingStrict = 0, kOrderingSession = 1 };
 

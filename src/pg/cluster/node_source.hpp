@@ -1,5 +1,6 @@
-// The node id a generator's ids carry, read in one place: idgen.node_id, or in cluster mode the
-// node id the registry worker holds for the server or for a sequencer. Every generator and view
+// The node id a generator's ids carry, read in one place: idgen.node_id, a Citus node's group
+// (idgen.node_id_source = 'citus'), or in cluster mode the node id the registry worker holds for
+// the server or for a sequencer. Every generator and view
 // that needs the node id its ids carry asks here, so that none reads the setting beside the
 // registry. (The subscription guards, moves/subscription_guard.cpp and
 // subscription_statements.cpp, compare the setting itself with the publisher's setting: what two
@@ -9,6 +10,7 @@
 #include <cstdint>
 
 #include "pg/boundary/settings.hpp"
+#include "pg/cluster/citus_group.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 
 namespace idgen::pg {
@@ -24,7 +26,7 @@ struct NodeSource {
 
     void read(const char *what) {
         if (cluster == nullptr)
-            node = node_id;
+            node = node_id_source == kNodeIdFromCitus ? citus_group_node(what) : node_id;
         else if (claim == nullptr)
             node = cluster_server_node(cluster, what, &seen);
         else

@@ -96,9 +96,8 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
                                         : found && w.state() == ClaimState::destroyed ? "destroyed"
                                                                                       : "detached");
     } else {
-        NodeSource configured;  // no cluster: idgen.node_id, never an error
-        configured.read("snowflake_sequencer_row()");
-        const int32_t node = configured.node;
+        // No cluster: idgen.node_id or the Citus group, never an error (-1: none).
+        const int32_t node = node_id_source == kNodeIdFromCitus ? citus_group_node_if_any() : node_id;
         const bool attached = shared != nullptr && snowflake::node_fits(layout, node);
         values[2] = Int32GetDatum(node);
         nulls[2] = node < 0;
