@@ -52,7 +52,8 @@ static bool read_group(int64_t *group, bool *member) {
     const bool has_citus = OidIsValid(metadata[0]) && OidIsValid(metadata[1]) &&
                            spi_row(
                                "SELECT l.groupid::int8, EXISTS (SELECT FROM pg_catalog.pg_dist_node n "
-                               "WHERE n.groupid OPERATOR(pg_catalog.=) l.groupid) "
+                               "WHERE n.groupid OPERATOR(pg_catalog.=) l.groupid AND n.isactive "
+                               "AND n.noderole OPERATOR(pg_catalog.=) 'primary') "
                                "FROM pg_catalog.pg_dist_local_group l");
     if (has_citus) {
         bool isnull = false;

@@ -38,9 +38,10 @@ std::string server_name() {
 }  // namespace
 
 void GenerationKeeper::look(int64_t now, bool due) {
-    // A revision that went back is looked at at once: until the look, the server serves from a
-    // registry that may have forgotten.
-    if (!r.etcd.went_back() && (now < next_look_ns || !(due || !usable))) return;
+    // A revision that went back is looked at at once while the server serves from the registry:
+    // until the look, it may serve from one that forgot. (Once it stopped, the revisions stay
+    // below the highest until the rebuild: it looks once a second then, as it waits.)
+    if (!(usable && r.etcd.went_back()) && (now < next_look_ns || !(due || !usable))) return;
     next_look_ns = now + kLookEveryNs;
     bool found = false;
     std::string value;

@@ -28,28 +28,19 @@ namespace idgen::pg {
 using backfill::Guard;
 using backfill::GuardState;
 
-// A boolean option of CREATE SUBSCRIPTION, or `otherwise` when it is not given.
-static bool option(const CreateSubscriptionStmt *stmt, const char *name, bool otherwise) {
+static bool connects(const CreateSubscriptionStmt *stmt) {
     ListCell *lc;
     foreach (lc, stmt->options) {
         DefElem *opt = lfirst_node(DefElem, lc);
-        if (strcmp(opt->defname, name) == 0) return defGetBoolean(opt);
+        if (strcmp(opt->defname, "connect") == 0) return defGetBoolean(opt);
     }
-    return otherwise;
-}
-
-static bool connects(const CreateSubscriptionStmt *stmt) {
-    return option(stmt, "connect", true);
+    return true;
 }
 
 // idgen reads the publisher with the subscription's connection string under the rule PostgreSQL
 // applies to the subscription's own connections (pg_compat.hpp): never more than it allows. (A
 // stricter rule broke Citus's shard moves: their subscriptions belong to a role made superuser
 // and then demoted, with password_required off, and the DROP that ends the move failed.)
-static bool password_required(const CreateSubscriptionStmt *stmt) {
-    return subscription_needs_password(option(stmt, "password_required", true), superuser());
-}
-
 static bool password_required(const Subscription *sub) {
     return subscription_needs_password(IDGEN_SUBSCRIPTION_PASSWORD_REQUIRED(sub), superuser_arg(sub->owner));
 }
@@ -94,7 +85,10 @@ static struct {
 static void subscription_creating(const CreateSubscriptionStmt *stmt) {
     creating.read = false;
     if (!idgen_installed() || !connects(stmt)) return;
-    creating.read = read_publisher(stmt->conninfo, false, password_required(stmt), &creating.p);
+    // Read before PostgreSQL has checked the statement: a role that is no superuser needs a
+    // password whatever the statement says, since only a superuser may turn password_required
+    // off (and on 15, only a superuser may create a subscription at all).
+    creating.read = read_publisher(stmt->conninfo, false, !superuser(), &creating.p);
     if (creating.read) refuse_same_node(creating.p, "CREATE SUBSCRIPTION");
 }
 
