@@ -23,9 +23,26 @@ static bool fail(PublisherState *p, const char *what, const char *why, PGconn *c
     return false;
 }
 
+// Whether the connection string itself gives a password, as PostgreSQL requires of a subscription
+// that must use one (walrcv_check_conninfo): one found in the server's own .pgpass would not do.
+static bool conninfo_has_password(const char *conninfo) {
+    PQconninfoOption *options = PQconninfoParse(conninfo, nullptr);
+    bool found = false;
+    for (PQconninfoOption *o = options; o != nullptr && o->keyword != nullptr; o++)
+        if (strcmp(o->keyword, "password") == 0 && o->val != nullptr && o->val[0] != '\0') found = true;
+    PQconninfoFree(options);
+    return found;
+}
+
 bool read_publisher(const char *conninfo, bool with_rows, bool password_required, PublisherState *p) {
     *p = PublisherState{};
     p->node_id = -1;
+    if (password_required && !conninfo_has_password(conninfo)) {
+        snprintf(p->error, sizeof p->error,
+                 "the connection string gives no password (required for subscriptions not owned by a "
+                 "superuser)");
+        return false;
+    }
     const char *keys[] = {"dbname", "application_name", "options", nullptr};
     const char *values[] = {conninfo, "idgen", "-c statement_timeout=10s", nullptr};
     char why[256];

@@ -22,7 +22,8 @@ struct PublisherState {
 // cancellable: publisher_connection.hpp) and reads its idgen.node_id and, when `with_rows`, its
 // reserved_state. `password_required`: for a subscription whose owner is no superuser, the
 // server's own credentials (a .pgpass, peer authentication) must not be what let the connection
-// in, as PostgreSQL requires of the subscription itself. libpq's objects are gone before anything
+// in, as PostgreSQL requires of the subscription itself: the connection string must give a
+// password, and the connection must have used one. libpq's objects are gone before anything
 // can raise an ERROR here (a cancel closes the connection before it raises): the caller acts on
 // the copy.
 bool read_publisher(const char *conninfo, bool with_rows, bool password_required, PublisherState *p);
