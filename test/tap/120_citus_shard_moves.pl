@@ -1,17 +1,18 @@
 # idgen on Citus: a coordinator and two workers on loopback, each with its own idgen.node_id.
 # Live ids in a distributed table's defaults come from the coordinator and from the workers (an
-# INSERT ... SELECT pushed down), none twice. A distributed table is backfilled with retrospective ids whose ids carry the server's node id
-# (uuid_v7_at, uuid_v1_at(ts)) on the workers that hold its shards, by the documented recipe
-# (Citus refuses volatile functions in a distributed UPDATE, run_command_on_shards runs the
-# UPDATE on each shard); a shard is then
-# moved by logical replication (citus_move_shard_placement, the way Citus's rebalancer moves
-# shards) and every shard backfilled again at the same timestamps. The move completes and leaves
-# no subscription behind (idgen's DROP SUBSCRIPTION takes the source worker's state over under
-# the password rule PostgreSQL applies to the subscription itself: Citus's subscriptions belong to
-# a role that is no superuser when they are dropped), retrospective ids on the target are not
-# refused afterwards, and no id of either round repeats anywhere in the cluster. (snowflake_at
-# keeps its rule of one server per sequencer's backfill: each worker counts the sequencer's
-# reserved node ids on its own, so workers backfilling one sequencer at once would collide.)
+# INSERT ... SELECT pushed down), none twice. A distributed table is backfilled with retrospective
+# ids that carry the server's node id (uuid_v7_at, uuid_v1_at(ts)) on the workers that hold its
+# shards, by the documented recipe (Citus refuses volatile functions in a distributed UPDATE;
+# run_command_on_shards runs the UPDATE on each shard). A shard is then moved by logical
+# replication (citus_move_shard_placement), every shard backfilled again at the same timestamps,
+# the rebalancer (citus_rebalance_start) moves one back, and a third round runs. Each move
+# completes and leaves no subscription behind (idgen's DROP SUBSCRIPTION takes the source
+# worker's state over under the password rule PostgreSQL applies to the subscription itself:
+# Citus's subscriptions belong to a role that is no superuser when they are dropped),
+# retrospective ids on the target are not refused afterwards, and no id of any round repeats
+# anywhere in the cluster. (snowflake_at keeps its rule of one server per sequencer's backfill:
+# each worker counts the sequencer's reserved node ids on its own, so workers backfilling one
+# sequencer at once would collide.)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -91,8 +92,23 @@ is($w2->safe_psql('postgres', q{SELECT snowflake_at('orders', now()) > 0}), 't',
 
 backfill(2);
 
+# The rebalancer moves shards back (the first worker holds fewer now) with the same logical
+# replication, as background jobs.
+$coordinator->safe_psql('postgres', q{SELECT citus_rebalance_start(shard_transfer_mode => 'force_logical');
+                                      SELECT citus_rebalance_wait()});
+my $placed = $coordinator->safe_psql('postgres', qq{
+    SELECT count(*) FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid) JOIN pg_dist_shard s USING (shardid)
+    WHERE s.logicalrelid = 'events'::regclass AND n.nodeport = @{[ $w1->port ]}});
+is($placed, '4', 'the rebalancer moved a shard back to the first worker');
+for my $w ($w1, $w2) {
+    is($w->safe_psql('postgres', 'SELECT count(*) FROM pg_subscription'), '0',
+        $w->name . ': the rebalance left no subscription behind');
+}
+
+backfill(3);
+
 my $counts = $coordinator->safe_psql('postgres', q{
     SELECT count(*), count(DISTINCT u7), count(DISTINCT u1) FROM seen});
-is($counts, '8000|8000|8000', 'two rounds of retrospective ids across the cluster and the move: none twice');
+is($counts, '12000|12000|12000', 'three rounds of retrospective ids across the cluster, the move and the rebalance: none twice');
 
 done_testing();
