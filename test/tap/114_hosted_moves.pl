@@ -77,7 +77,7 @@ sub logical_copy {
     $new->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-f', $schema, $new->connstr('appdb') ],
                      "$name: the schema restored");
     $new->safe_psql('appdb', "CREATE SUBSCRIPTION move CONNECTION '" . $old->connstr . " dbname=appdb' PUBLICATION $publication");
-    $new->wait_for_subscription_sync($old, 'move');
+    $new->wait_for_subscription_sync($old, 'move', 'appdb');   # (its catalog is per database)
     return $new;
 }
 # Both sides make ids; the old side's reach the new; the new keeps none twice. Then the cutover:
