@@ -1,5 +1,131 @@
--- idgen 0.9.6: no change to the extension's objects. The library of 0.9.6 notices an etcd
--- restored from a snapshot also when the servers' writes carry its revision past the one they
--- remembered before they look again.
+-- idgen 0.9.6: Snowflake sequencers reach every node of a Citus cluster by themselves (with
+-- idgen.node_id_source = 'citus'): snowflake_create and snowflake_drop on the coordinator reach
+-- the workers, and a worker takes a definition it lacks from the coordinator. The library of 0.9.6
+-- also notices an etcd restored from a snapshot when the servers' writes carry its revision past
+-- the one they remembered before they look again.
 
 \echo Use "ALTER EXTENSION idgen UPDATE" to load this file. \quit
+
+-- Sequencers on Citus (idgen.node_id_source = 'citus'): snowflake_create and snowflake_drop on the
+-- coordinator reach every worker there is then, each in a connection of its own (Citus's
+-- run_command_on_workers), and a worker that lacks a sequencer takes the coordinator's definition
+-- the first time it needs it (a worker added later): so every node defines a sequencer alike.
+CREATE FUNCTION @extschema@._citus_group() RETURNS integer
+    AS 'MODULE_PATHNAME', 'idgen_citus_group'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@._citus_group() IS
+    'internal: this node''s Citus group where idgen.node_id_source is citus and the cluster knows the node (0: the coordinator), else NULL';
+CREATE FUNCTION @extschema@._citus_to_workers(caller text, command text) RETURNS void
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    refused text;
+BEGIN
+    SELECT string_agg(format('%s:%s: %s', w.nodename, w.nodeport, w.result), '; ')
+      INTO refused FROM pg_catalog.run_command_on_workers(command) w WHERE NOT w.success;
+    IF refused IS NOT NULL THEN
+        RAISE EXCEPTION '%: a Citus worker did not take it: %', caller, refused
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'On the coordinator it is undone; a worker that took it keeps it.',
+                  HINT = 'Make every worker reachable (or remove it with citus_remove_node) and run it again.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_to_workers(text, text) IS
+    'internal: runs a command on every Citus worker, raising 55000 if any did not take it';
+REVOKE ALL ON FUNCTION @extschema@._citus_to_workers(text, text) FROM PUBLIC;
+-- The epoch as text that reads back the same under any DateStyle and TimeZone.
+CREATE FUNCTION @extschema@._citus_epoch_text(epoch timestamptz) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
+    RETURN pg_catalog.to_char(epoch AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00"');
+COMMENT ON FUNCTION @extschema@._citus_epoch_text(timestamptz) IS
+    'internal: a sequencer epoch as text for another Citus node';
+-- On a worker: the coordinator's definition of the sequencer, created here; false where the
+-- coordinator has none. FOR SHARE waits for a drop on the coordinator that has not committed, so a
+-- worker that the drop reached first does not take the sequencer back.
+CREATE FUNCTION @extschema@._citus_fetch_sequencer(name text) RETURNS boolean
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    answered boolean;
+    answer text;
+    d jsonb;
+BEGIN
+    SELECT c.success, c.result INTO answered, answer FROM pg_catalog.run_command_on_coordinator(format(
+        'SELECT pg_catalog.json_build_array(%1$s._citus_epoch_text(d.epoch), d.max_nodes, d.backfill_nodes, d.layout) '
+        'FROM %1$s.snowflake_definitions d WHERE d.name OPERATOR(pg_catalog.=) %2$L FOR SHARE',
+        '@extschema@', name)) c;
+    IF answered IS NOT TRUE THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist on this Citus worker, and the coordinator could not be asked for it', name
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = coalesce(answer, 'The coordinator is not in pg_dist_node.'),
+                  HINT = 'A worker takes a sequencer from the coordinator the first time it needs it; make the coordinator reachable.';
+    END IF;
+    IF answer = '' THEN
+        RETURN false;
+    END IF;
+    d := answer::jsonb;
+    PERFORM @extschema@.snowflake_create(name, (d->>0)::timestamptz, (d->>1)::integer, (d->>2)::integer, d->>3);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_fetch_sequencer(text) IS
+    'internal: on a Citus worker, takes the coordinator''s definition of a sequencer it lacks';
+
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_create(name text,
+        epoch timestamptz DEFAULT '2020-01-01 00:00:00+00', max_nodes integer DEFAULT 8192,
+        backfill_nodes integer DEFAULT 0, layout text DEFAULT 'idgen')
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    nodes integer;
+    existing @extschema@.snowflake_definitions;
+BEGIN
+    IF name IS NULL OR epoch IS NULL OR max_nodes IS NULL OR backfill_nodes IS NULL OR layout IS NULL THEN
+        RAISE EXCEPTION 'snowflake_create: name, epoch, max_nodes, backfill_nodes and layout must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    nodes := @extschema@._snowflake_check_definition(name, epoch, max_nodes, backfill_nodes, layout);
+    INSERT INTO @extschema@.snowflake_definitions AS d (name, epoch, max_nodes, backfill_nodes, layout)
+    VALUES (snowflake_create.name, snowflake_create.epoch, nodes, snowflake_create.backfill_nodes,
+            snowflake_create.layout)
+    ON CONFLICT ON CONSTRAINT snowflake_definitions_name_key DO NOTHING;
+    IF NOT FOUND THEN
+        SELECT * INTO existing FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_create.name;
+        IF existing.epoch IS DISTINCT FROM snowflake_create.epoch OR existing.max_nodes <> nodes
+           OR existing.backfill_nodes <> snowflake_create.backfill_nodes
+           OR existing.layout <> snowflake_create.layout THEN
+            RAISE EXCEPTION 'Snowflake sequencer "%" already exists with a different definition', name
+                USING ERRCODE = 'duplicate_object',
+                      DETAIL = format('It has epoch %s, max_nodes %s, backfill_nodes %s and layout %s.',
+                                      existing.epoch, existing.max_nodes, existing.backfill_nodes,
+                                      existing.layout),
+                      HINT = 'Every server must define a sequencer identically; drop it first to change it.';
+        END IF;
+    END IF;
+    IF @extschema@._citus_group() = 0 THEN
+        PERFORM @extschema@._citus_to_workers('snowflake_create', format(
+            'SELECT %s.snowflake_create(%L, %L, %s, %s, %L)', '@extschema@', name,
+            @extschema@._citus_epoch_text(epoch), nodes, backfill_nodes, layout));
+    END IF;
+END
+$$;
+CREATE OR REPLACE FUNCTION @extschema@.snowflake_drop(name text) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    dropped bigint;
+BEGIN
+    DELETE FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_drop.name RETURNING d.id INTO dropped;
+    IF dropped IS NULL THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = 'undefined_object';
+    END IF;
+    PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped, name);
+    IF @extschema@._citus_group() = 0 THEN
+        PERFORM @extschema@._citus_to_workers('snowflake_drop', format(
+            'SELECT %1$s.snowflake_drop(d.name) FROM %1$s.snowflake_definitions d WHERE d.name OPERATOR(pg_catalog.=) %2$L',
+            '@extschema@', name));
+    END IF;
+END
+$$;

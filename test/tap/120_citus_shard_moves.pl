@@ -10,9 +10,9 @@
 # worker's state over under the password rule PostgreSQL applies to the subscription itself:
 # Citus's subscriptions belong to a role that is no superuser when they are dropped),
 # retrospective ids on the target are not refused afterwards, and no id of any round repeats
-# anywhere in the cluster. (snowflake_at keeps its rule of one server per sequencer's backfill:
-# each worker counts the sequencer's reserved node ids on its own, so workers backfilling one
-# sequencer at once would collide.)
+# anywhere in the cluster. (The node ids are set by hand here, so snowflake_at keeps its rule of
+# one server per sequencer's backfill; on every worker at once with the node ids from Citus:
+# test/tap/124_citus_sequencers.pl.)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -27,7 +27,7 @@ my ($coordinator, $w1, $w2) = citus_cluster(1, 11, 12);
 is($w1->safe_psql('postgres', "SELECT extversion <> '' FROM pg_extension WHERE extname = 'idgen'"),
     't', 'CREATE EXTENSION idgen on the coordinator reaches the workers');
 
-# The sequencer on every node (a Snowflake sequencer lives in each server's own table).
+# Node ids set by hand (not Citus's groups): the sequencer is created on every node.
 $coordinator->safe_psql('postgres', q{SELECT run_command_on_all_nodes(
     $$SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1024, backfill_nodes => 4)$$)});
 $coordinator->safe_psql('postgres', q{

@@ -15,8 +15,7 @@ use IdgenCitus;
 plan skip_all => 'Citus is not installed (scripts/citus builds it)' unless citus_installed();
 
 my ($coordinator, $w1, $w2) = citus_cluster(undef, undef, undef);
-$coordinator->safe_psql('postgres', q{SELECT run_command_on_all_nodes(
-    $$SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1024)$$)});
+$coordinator->safe_psql('postgres', q{SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1024)});
 sub node_of { my ($n) = @_; return $n->safe_psql('postgres', q{SELECT snowflake_node('orders', snowflake_next('orders'))}); }
 is(join(',', map { node_of($_) } $coordinator, $w1, $w2), '0,1,2', 'each node issues under its Citus group');
 
@@ -27,9 +26,6 @@ my ($ret, $out, $err) = $w3->psql('postgres', q{SELECT uuid_v7()});
 like($err, qr/not yet a node of a Citus cluster \(group 0 is not in pg_dist_node\)/,
      'a server not yet added refuses to generate');
 citus_add_worker($coordinator, $w3);
-$coordinator->safe_psql('postgres', q{SELECT run_command_on_workers(
-    $$SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1024)
-      WHERE NOT EXISTS (SELECT FROM snowflake_definitions WHERE name = 'orders')$$)});
 is(node_of($w3), '3', 'a worker added later gets a fresh node id');
 
 # Live ids on every node at once: the default on the coordinator and, pushed down, on the workers.

@@ -2,7 +2,8 @@
 # groups: 8 clients write over 1,000,000 rows through INSERT ... VALUES (one row and a hundred),
 # an INSERT ... SELECT that Citus pulls up to the coordinator, one it pushes down to the workers,
 # and COPY, into a table with a snowflake_next key and a uuid_v7() column, while two more clients
-# backfill a uuid_v7_at column shard by shard (the recipe for Citus). At the end: no id of any
+# backfill a uuid_v7_at column shard by shard (the recipe for Citus); the sequencer is created on
+# the coordinator alone (it reaches the workers by itself). At the end: no id of any
 # column twice across the cluster, every backfilled id carries its row's time, and the live ids
 # came from the coordinator and both workers.
 use strict;
@@ -18,7 +19,7 @@ plan skip_all => 'Citus is not installed (scripts/citus builds it)' unless citus
 
 my ($coordinator, $w1, $w2) = citus_cluster(undef, undef, undef);
 $coordinator->safe_psql('postgres', q{
-    SELECT run_command_on_all_nodes($$SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1024)$$);
+    SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1024);
     CREATE TABLE events (k int, created_at timestamptz, id bigint DEFAULT snowflake_next('orders'),
                          u uuid DEFAULT uuid_v7(), b uuid);
     SELECT create_distributed_table('events', 'k');

@@ -216,6 +216,33 @@ TEST(Snowflake, ThreadsWithAFakeClockGetUniqueIncreasingIds) {
     EXPECT_TRUE(test::all_distinct(all)) << "an id was issued twice";
 }
 
+// Groups backfilling at once (snowflake.hpp): every group below the windows, each counting its
+// reserved node ids from 0 on its own, makes ids no other group makes; a group past them has none.
+TEST(Snowflake, GroupsBackfillInWindowsOfTheirOwn) {
+    int bits = 0;
+    ASSERT_TRUE(node_bits_for(1024, &bits).ok());
+    const Layout l{kEpochMs, bits, 3};
+    const uint64_t windows = cluster_backfill_windows(l), per = cluster_backfill_per_namespace(l);
+    std::vector<int64_t> all;
+    for (uint64_t group = 0; group < windows; group++)
+        for (uint64_t reserved = 0; reserved < 3; reserved++) {
+            uint64_t v = 0;
+            ASSERT_TRUE(group_backfill_namespace(l, group, reserved, &v));
+            for (uint64_t o = 0; o < per; o++) {
+                uint64_t lease = 0, offset = 0;
+                cluster_backfill_position(l, v, o, &lease, &offset);
+                ASSERT_EQ(lease, reserved);
+                int64_t id = 0;
+                ASSERT_TRUE(at(l, (kEpochMs + 5) * 1000, lease, offset, &id).ok());
+                all.push_back(id);
+            }
+        }
+    EXPECT_EQ(all.size(), windows * 3 * per);
+    EXPECT_TRUE(test::all_distinct(all)) << "two groups made the same id";
+    uint64_t v = 0;
+    EXPECT_FALSE(group_backfill_namespace(l, windows, 0, &v));
+}
+
 // Cluster mode's windows (snowflake.hpp): every (cluster namespace, offset) is one (reserved
 // node id, counter value), none twice, and a count of whole reserved node ids covers exactly
 // the cluster namespaces below it times the windows.

@@ -65,6 +65,13 @@ uint64_t cluster_backfill_per_namespace(const Layout &layout) noexcept {
     return backfill_per_namespace(layout) / cluster_backfill_windows(layout);
 }
 
+bool group_backfill_namespace(const Layout &layout, uint64_t group, uint64_t reserved, uint64_t *v) noexcept {
+    const uint64_t windows = cluster_backfill_windows(layout);
+    if (group >= windows) return false;
+    *v = reserved * windows + group;
+    return true;
+}
+
 void cluster_backfill_position(const Layout &layout, uint64_t v, uint64_t offset, uint64_t *lease,
                                uint64_t *node_offset) noexcept {
     const uint64_t windows = cluster_backfill_windows(layout);

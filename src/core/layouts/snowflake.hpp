@@ -129,6 +129,12 @@ uint64_t backfill_per_namespace(const Layout &layout) noexcept;
 uint64_t cluster_backfill_windows(const Layout &layout) noexcept;  // per reserved node id
 uint64_t cluster_backfill_namespaces(const Layout &layout) noexcept;
 uint64_t cluster_backfill_per_namespace(const Layout &layout) noexcept;
+// Nodes that backfill one sequencer at once without a shared counter, each numbered by a directory
+// that never gives a number twice (a group): each takes one window of every reserved node id, its
+// own number's, and counts the reserved node ids it used on its own. Window `group` of reserved
+// node id `reserved` is cluster namespace reserved * windows + group; false when the group is past
+// the windows (the layout's counter is too narrow to give it one).
+bool group_backfill_namespace(const Layout &layout, uint64_t group, uint64_t reserved, uint64_t *v) noexcept;
 // The namespace and offset of at() for `offset` of cluster namespace `v`.
 void cluster_backfill_position(const Layout &layout, uint64_t v, uint64_t offset, uint64_t *lease,
                                uint64_t *node_offset) noexcept;

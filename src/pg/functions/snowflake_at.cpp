@@ -1,6 +1,6 @@
 // snowflake_at(name, ts): retrospective Snowflake ids on the node ids a sequencer reserves for
 // backfill, from leased namespaces (one owner per sequencer; in cluster mode, windows numbered
-// by the registry).
+// by the registry; on Citus, each group's own window).
 #include "core/layouts/snowflake.hpp"
 
 #include "pg/backfill/backfill_sessions.hpp"
@@ -16,6 +16,39 @@ using namespace idgen::pg;
 
 extern "C" {
 PG_FUNCTION_INFO_V1(idgen_snowflake_at);
+}
+
+// On Citus every node backfills its own shards at once (run_command_on_shards), so no one server
+// owns a sequencer's backfill: each node takes its own Citus group's window of every reserved node
+// id (snowflake::group_backfill_namespace) and leases the reserved node ids from its own counter.
+// Two nodes never hold one group (Citus gives none out twice; a worker's standby promoted in its
+// place continues its lease table through WAL), so no two nodes make the same id.
+static int64_t citus_snowflake_at(SharedState *shared, const CachedSequencer *site, const LeaseSpace &space,
+                                  int64_t us) {
+    const snowflake::Layout layout = site->def.layout;
+    const int32_t group = citus_group_node("snowflake_at()");
+    uint64_t v = 0;
+    if (!snowflake::group_backfill_namespace(layout, static_cast<uint64_t>(group), 0, &v))
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("snowflake_at(): Snowflake sequencer \"%s\" shares its backfill among Citus groups 0 to "
+                    "%llu; this node's group is %d",
+                    site->def.name,
+                    static_cast<unsigned long long>(snowflake::cluster_backfill_windows(layout) - 1), group),
+             errdetail("Each group takes its own share of the counter of every node id reserved for "
+                       "backfill, and this sequencer's counter has no more shares."),
+             errhint("Run this backfill on a node of a lower group, or with a sequencer of fewer "
+                     "max_nodes (a wider counter).")));
+    const BackfillDraw d = draw_backfill(shared, space, snowflake::cluster_backfill_per_namespace(layout),
+                                         static_cast<uint64_t>(layout.backfill_nodes), 1,
+                                         snowflake::backfill_key(us), "snowflake_at()");
+    (void)snowflake::group_backfill_namespace(layout, static_cast<uint64_t>(group), d.ns, &v);
+    uint64_t lease = 0, offset = 0;
+    snowflake::cluster_backfill_position(layout, v, d.offset, &lease, &offset);
+    int64_t id = 0;
+    check(snowflake::at(layout, us, lease, offset, &id));
+    return id;
 }
 
 // (name text, ts timestamptz) -> bigint: a retrospective id whose time field is ts's millisecond,
@@ -57,6 +90,7 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
         check(snowflake::at(layout, us, lease, offset, &id));
         PG_RETURN_INT64(id);
     }
+    if (node_id_source == kNodeIdFromCitus) PG_RETURN_INT64(citus_snowflake_at(shared, site, space, us));
     // The reserved node ids are leased from this server's own counter: two servers backfilling
     // one sequencer would lease the same ones. So only the owner (the server that created the
     // sequencer, or the one an administrator named) may.

@@ -1,6 +1,7 @@
 // The internal functions behind snowflake_create, snowflake_drop, the snowflake_sequencers view,
 // snowflake_attach and snowflake_detach: checking and registering a definition, releasing a
-// dropped sequencer's slot, a sequencer's row of the view, and a node id claimed or given back.
+// dropped sequencer's slot, a sequencer's row of the view, a node id claimed or given back, and
+// the Citus group that tells snowflake_create and snowflake_drop whether to reach the workers.
 #include "core/layouts/snowflake.hpp"
 #include "core/registry/registry_lease.hpp"
 
@@ -26,6 +27,7 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_release);
 PG_FUNCTION_INFO_V1(idgen_snowflake_state);
 PG_FUNCTION_INFO_V1(idgen_snowflake_attach);
 PG_FUNCTION_INFO_V1(idgen_snowflake_detach);
+PG_FUNCTION_INFO_V1(idgen_citus_group);
 }
 
 // The fourth argument (backfill_nodes) exists from version 0.4.0 on, the fifth (layout) from
@@ -130,4 +132,14 @@ Datum idgen_snowflake_detach(PG_FUNCTION_ARGS) {
     const CachedSequencer *site = sequencer_of(fcinfo, PG_GETARG_TEXT_PP(0));
     cluster_detach(cluster, site->def.name);
     PG_RETURN_VOID();
+}
+
+// () -> integer: this node's Citus group where its node id is the group (idgen.node_id_source =
+// 'citus') and the cluster knows it; NULL otherwise. 0 is the coordinator, whose snowflake_create
+// and snowflake_drop reach every worker.
+Datum idgen_citus_group(PG_FUNCTION_ARGS) {
+    if (node_id_source != kNodeIdFromCitus) PG_RETURN_NULL();
+    const int32_t group = citus_group_node_if_any();
+    if (group < 0) PG_RETURN_NULL();
+    PG_RETURN_INT32(group);
 }

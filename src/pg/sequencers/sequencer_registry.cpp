@@ -8,6 +8,7 @@
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/wall_clock.hpp"
+#include "pg/cluster/citus_sequencers.hpp"
 #include "pg/cluster/cluster_shared.hpp"
 
 extern "C" {
@@ -85,8 +86,8 @@ uint64 sequencer_name_hash(const char *name, size_t len) {
     return hash_bytes_extended(reinterpret_cast<const unsigned char *>(name), len, 0);
 }
 
-void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {
-    const int len = sequencer_name_length(name, NameUse::lookup);
+// The definition of `name` in the table of `schema` into *out; false when there is none.
+static bool read_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {
     // backfill_nodes, backfill_owner and layout through to_jsonb: the columns exist from versions
     // 0.4.0, 0.5.0 and 0.6.0 on, and this library must also serve older schemas until ALTER
     // EXTENSION idgen UPDATE has run.
@@ -108,10 +109,10 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     // is seen by the slot's generation instead (snowflake_next then fails with 42704).
     if (SPI_execute_with_args(query, 1, argtypes, values, nullptr, IsInParallelMode(), 1) != SPI_OK_SELECT)
         elog(ERROR, "idgen: looking up a Snowflake sequencer failed");
-    if (SPI_processed == 0)
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-                        errmsg("Snowflake sequencer \"%s\" does not exist", text_to_cstring(name)),
-                        errhint("Create it with snowflake_create().")));
+    if (SPI_processed == 0) {
+        SPI_finish();
+        return false;
+    }
     bool isnull = false;
     HeapTuple row = SPI_tuptable->vals[0];
     TupleDesc desc = SPI_tuptable->tupdesc;
@@ -124,9 +125,19 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     out->backfill_owner = DatumGetInt32(SPI_getbinval(row, desc, 6, &isnull));
     const snowflake::Width width = layout_width(DatumGetTextPP(SPI_getbinval(row, desc, 7, &isnull)));
     SPI_finish();
-
     out->layout = layout_of(epoch, out->max_nodes, width);
     out->layout.backfill_nodes = backfill_nodes;
+    return true;
+}
+
+void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {
+    const int len = sequencer_name_length(name, NameUse::lookup);
+    // A Citus worker lacking the sequencer takes the coordinator's definition, once.
+    if (!read_sequencer_definition(schema, name, out) &&
+        !(fetch_citus_sequencer(schema, name) && read_sequencer_definition(schema, name, out)))
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+                        errmsg("Snowflake sequencer \"%s\" does not exist", text_to_cstring(name)),
+                        errhint("Create it with snowflake_create().")));
     memcpy(out->name, VARDATA_ANY(name), len);
     out->name[len] = '\0';
     out->name_hash = sequencer_name_hash(out->name, len);

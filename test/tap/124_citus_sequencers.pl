@@ -1,0 +1,79 @@
+# Snowflake sequencers reach every node of a Citus cluster by themselves (idgen.node_id_source =
+# 'citus'): snowflake_create on the coordinator defines the sequencer on every worker at once, a
+# worker added later takes it from the coordinator the first time it needs it (also for a role that
+# may not create sequencers), a worker holding another definition under the name makes the
+# coordinator's create fail and leaves nothing behind, and snowflake_drop on the coordinator drops
+# it everywhere. Then snowflake_at on every worker at once (the backfill recipe run on each shard):
+# each node backfills in its own group's window of the reserved node ids, so no id repeats and every
+# id carries its row's time.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IdgenTest;
+use IdgenCitus;
+
+plan skip_all => 'Citus is not installed (scripts/citus builds it)' unless citus_installed();
+
+my ($coordinator, $w1, $w2) = citus_cluster(undef, undef, undef);
+sub definitions {
+    my ($n) = @_;
+    return $n->safe_psql('postgres',
+        q{SELECT string_agg(format('%s %s %s %s %s', name, epoch AT TIME ZONE 'UTC', max_nodes, backfill_nodes, layout), '; ' ORDER BY name)
+          FROM snowflake_definitions});
+}
+
+# ---- created on the coordinator: on every worker at once -------------------------------------------
+$coordinator->safe_psql('postgres', q{SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1000, backfill_nodes => 4)});
+my $orders = 'orders 2020-01-01 00:00:00 1024 4 idgen';
+is(definitions($_), $orders, $_->name . ' holds the coordinator\'s definition at once') for $w1, $w2;
+is(join(',', map { $_->safe_psql('postgres', q{SELECT snowflake_node('orders', snowflake_next('orders'))}) } $coordinator, $w1, $w2),
+   '0,1,2', 'each node issues under its own group');
+# The same create again does nothing anywhere.
+$coordinator->safe_psql('postgres', q{SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1024, backfill_nodes => 4)});
+is(definitions($w2), $orders, 'the same create again changes nothing');
+
+# ---- a worker holding another definition under the name ----------------------------------------------
+$w1->safe_psql('postgres', q{SELECT snowflake_create('invoices', '2024-01-01 00:00:00+00', 128)});
+my ($ret, $out, $err) = $coordinator->psql('postgres', q{SELECT snowflake_create('invoices', '2020-01-01 00:00:00+00', 1024)});
+like($err, qr/ERROR:  snowflake_create: a Citus worker did not take it: .*already exists with a different definition/,
+     'a worker with another definition of the name makes the create fail');
+is($coordinator->safe_psql('postgres', q{SELECT count(*) FROM snowflake_definitions WHERE name = 'invoices'}), '0',
+   'and the coordinator keeps nothing of it');
+$w1->safe_psql('postgres', q{SELECT snowflake_drop('invoices')});
+
+# ---- a worker added later: takes the definition the first time it needs it ----------------------------
+my $w3 = citus_add_worker($coordinator, citus_server('worker3', undef));
+is(definitions($w3), '', 'a worker added later holds no sequencer yet');
+$coordinator->safe_psql('postgres', q{CREATE ROLE app LOGIN});
+is($w3->safe_psql('postgres', q{SET ROLE app; SELECT snowflake_node('orders', snowflake_next('orders'))}), '3',
+   'it issues under its own group, the definition taken from the coordinator (for a role that may not create one)');
+is(definitions($w3), $orders, 'and holds the coordinator\'s definition since');
+($ret, $out, $err) = $w3->psql('postgres', q{SELECT snowflake_next('nowhere')});
+like($err, qr/ERROR:  Snowflake sequencer "nowhere" does not exist/, 'a name the coordinator lacks too: 42704');
+
+# ---- snowflake_at on every worker at once ------------------------------------------------------------
+$coordinator->safe_psql('postgres', q{
+    CREATE TABLE events (k int, created_at timestamptz, s bigint);
+    SELECT create_distributed_table('events', 'k');
+    INSERT INTO events (k, created_at)
+        SELECT g, timestamptz '2024-03-01 00:00:00+00' + (g % 100) * interval '1 millisecond' FROM generate_series(1, 4000) g;
+});
+is($coordinator->safe_psql('postgres', q{SELECT count(*) FROM run_command_on_shards('events',
+    $$UPDATE %s SET s = snowflake_at('orders', created_at)$$) WHERE NOT success}), '0',
+   'snowflake_at ran on every shard, on every worker at once');
+is($coordinator->safe_psql('postgres', q{
+    SELECT count(*) = count(DISTINCT s), bool_and(snowflake_node('orders', s) >= 1020),
+           bool_and(snowflake_timestamp('orders', s) = date_trunc('milliseconds', created_at))
+    FROM events}), 't|t|t',
+   'no retrospective id twice across the workers, all on reserved node ids, each with its row\'s time');
+
+# ---- dropped on the coordinator: everywhere ---------------------------------------------------------
+$coordinator->safe_psql('postgres', q{SELECT snowflake_drop('orders')});
+for my $n ($coordinator, $w1, $w2, $w3) {
+    ($ret, $out, $err) = $n->psql('postgres', q{SELECT snowflake_next('orders')});
+    like($err, qr/ERROR:  Snowflake sequencer "orders" does not exist/, $n->name . ': dropped');
+}
+
+done_testing();
