@@ -53,6 +53,12 @@ is(definitions($w3), $orders, 'and holds the coordinator\'s definition since');
 ($ret, $out, $err) = $w3->psql('postgres', q{SELECT snowflake_next('nowhere')});
 like($err, qr/ERROR:  Snowflake sequencer "nowhere" does not exist/, 'a name the coordinator lacks too: 42704');
 
+# A sequencer whose live node ids stop below a worker's group says so in the group's terms.
+$coordinator->safe_psql('postgres', q{SELECT snowflake_create('narrow', '2020-01-01 00:00:00+00', 128, backfill_nodes => 126)});
+($ret, $out, $err) = $w2->psql('postgres', q{SELECT snowflake_next('narrow')});
+like($err, qr/DETAIL:  this node's Citus group is 2; the sequencer's live node ids are 0\.\.1\.\nHINT:  Create the sequencer with more max_nodes/,
+     'a group past the live node ids: the error names the group');
+
 # ---- snowflake_at on every worker at once ------------------------------------------------------------
 $coordinator->safe_psql('postgres', q{
     CREATE TABLE events (k int, created_at timestamptz, s bigint);

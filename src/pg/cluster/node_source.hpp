@@ -33,6 +33,12 @@ struct NodeSource {
             node = cluster_claim_node(cluster, claim, what, &seen, &give_up_ns);
     }
     const uint64_t *word() const { return claim ? &claim->word : &cluster->server_word; }
+    // What the node id is, for messages.
+    const char *origin() const {
+        return cluster != nullptr                   ? "the registry's node id"
+               : node_id_source == kNodeIdFromCitus ? "this node's Citus group"
+                                                    : "idgen.node_id";
+    }
 };
 
 // The server's node id for `what` (idgen.node_id, or the registry's in cluster mode).

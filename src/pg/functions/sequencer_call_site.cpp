@@ -71,10 +71,13 @@ NodeSource sequencer_node(CachedSequencer *site) {
     if (n.cluster == nullptr && !snowflake::node_fits(site->def.layout, n.node))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("Snowflake sequencer \"%s\" is detached on this server", site->def.name),
-                        errdetail("idgen.node_id is %d; the sequencer's live node ids are 0..%d.", n.node,
+                        errdetail("%s is %d; the sequencer's live node ids are 0..%d.", n.origin(), n.node,
                                   site->def.max_nodes - site->def.layout.backfill_nodes - 1),
-                        errhint("Set idgen.node_id in postgresql.conf to this server's unique node id "
-                                "and restart.")));
+                        node_id_source == kNodeIdFromCitus
+                            ? errhint("Create the sequencer with more max_nodes (up to 8192), or fewer "
+                                      "backfill_nodes, so that every group of the Citus cluster fits.")
+                            : errhint("Set idgen.node_id in postgresql.conf to this server's unique node id "
+                                      "and restart.")));
     return n;
 }
 

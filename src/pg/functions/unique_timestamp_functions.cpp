@@ -30,11 +30,11 @@ Datum idgen_unique_timestamp(PG_FUNCTION_ARGS) {
             ERROR,
             (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
              errmsg("unique_timestamp(): %s %d does not fit in idgen.unique_timestamp_digits = %d digits",
-                    node.cluster != nullptr ? "the registry's node id" : "idgen.node_id", node.node,
-                    unique_timestamp_digits),
-             node.cluster != nullptr
-                 ? errhint("In cluster mode the node id is the registry's: set idgen.unique_timestamp_digits "
-                           "to 3 for up to 1,000 servers, and restart.")
+                    node.origin(), node.node, unique_timestamp_digits),
+             node.cluster != nullptr || node_id_source == kNodeIdFromCitus
+                 ? errhint("The node id is not set by hand here (%s): set idgen.unique_timestamp_digits to 3 "
+                           "for up to 1,000 nodes, and restart.",
+                           node.origin())
                  : errhint("Set idgen.node_id to 0..%d, or idgen.unique_timestamp_digits to 3 for up to "
                            "1,000 servers, and restart.",
                            unique_ts::max_host(layout()))));
