@@ -1,8 +1,9 @@
--- idgen 0.9.6: Snowflake sequencers reach every node of a Citus cluster by themselves (with
--- idgen.node_id_source = 'citus'): snowflake_create and snowflake_drop on the coordinator reach
--- the workers, and a worker takes a definition it lacks from the coordinator. The library of 0.9.6
--- also notices an etcd restored from a snapshot when the servers' writes carry its revision past
--- the one they remembered before they look again.
+-- idgen 0.9.6: PostgreSQL 18's and pg_uuidv7's names for version-7 UUIDs; Snowflake sequencers
+-- that reach every node of a Citus cluster by themselves (with idgen.node_id_source = 'citus'):
+-- snowflake_create and snowflake_drop on the coordinator reach the workers, and a worker takes a
+-- definition it lacks from the coordinator. The library of 0.9.6 also notices an etcd restored
+-- from a snapshot when the servers' writes carry its revision past the one they remembered
+-- before they look again.
 
 \echo Use "ALTER EXTENSION idgen UPDATE" to load this file. \quit
 
@@ -129,3 +130,54 @@ BEGIN
     END IF;
 END
 $$;
+
+-- Other projects' names for version-7 UUIDs, so that code written for them runs unchanged:
+-- PostgreSQL 18's (17 has the two uuid_extract_ functions, 18 all four: there PostgreSQL's own
+-- come first, pg_catalog being searched first, and these serve a call qualified with this schema,
+-- such as a dumped default) and pg_uuidv7's. What they make is idgen's (uuid_v7(), or uuid_v7_at's
+-- retrospective UUID of a shifted or given time); what they read, and their errors, are theirs.
+CREATE FUNCTION @extschema@.uuidv7() RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v7'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuidv7() IS
+    'PostgreSQL 18''s name for uuid_v7(): a version-7 UUID, strictly increasing across sessions';
+CREATE FUNCTION @extschema@.uuidv7(shift interval) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuidv7_shifted'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuidv7(interval) IS
+    'PostgreSQL 18''s uuidv7(shift): a version-7 UUID of now + shift, with its checks and errors; idgen''s is uuid_v7_at''s retrospective UUID of that time (unique; needs idgen.node_id)';
+CREATE FUNCTION @extschema@.uuid_extract_timestamp(u uuid) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_uuid_extract_timestamp'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_extract_timestamp(uuid) IS
+    'PostgreSQL 17''s uuid_extract_timestamp: the time of a version-1 UUID (to the microsecond) or a version-7 UUID (its millisecond); NULL for any other UUID';
+CREATE FUNCTION @extschema@.uuid_extract_version(u uuid) RETURNS smallint
+    AS 'MODULE_PATHNAME', 'idgen_uuid_version'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_extract_version(uuid) IS
+    'PostgreSQL 17''s uuid_extract_version: the version of an RFC 9562 UUID; NULL for another variant';
+CREATE FUNCTION @extschema@.uuid_generate_v7() RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v7'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_generate_v7() IS
+    'pg_uuidv7''s name for uuid_v7(): a version-7 UUID, strictly increasing across sessions';
+CREATE FUNCTION @extschema@.uuid_v7_to_timestamptz(u uuid) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v7_ms_field'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_v7_to_timestamptz(uuid) IS
+    'pg_uuidv7''s uuid_v7_to_timestamptz: the first 48 bits of any UUID as Unix milliseconds';
+CREATE FUNCTION @extschema@.uuid_v7_to_timestamp(u uuid) RETURNS timestamp
+    AS 'MODULE_PATHNAME', 'idgen_uuid_v7_ms_field'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_v7_to_timestamp(uuid) IS
+    'pg_uuidv7''s uuid_v7_to_timestamp: the first 48 bits of any UUID as Unix milliseconds, in UTC';
+CREATE FUNCTION @extschema@.uuid_timestamptz_to_v7(ts timestamptz, zero boolean DEFAULT false) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_time_to_v7'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_timestamptz_to_v7(timestamptz, boolean) IS
+    'pg_uuidv7''s uuid_timestamptz_to_v7: with zero, the version-7 UUID of the millisecond with nothing after its time; otherwise uuid_v7_at''s retrospective UUID of exactly the time (unique; needs idgen.node_id)';
+CREATE FUNCTION @extschema@.uuid_timestamp_to_v7(ts timestamp, zero boolean DEFAULT false) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_time_to_v7'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.uuid_timestamp_to_v7(timestamp, boolean) IS
+    'pg_uuidv7''s uuid_timestamp_to_v7: uuid_timestamptz_to_v7 of the time read as UTC';

@@ -233,6 +233,32 @@ RETURN _idgen_v7_uuid(_idgen_unix_micros(timestamptz_larger(ts, '1970-01-01 00:0
 COMMENT ON FUNCTION uuid_v7_min(timestamptz) IS
     'The smallest version-7 UUID whose time is at or after ts: id >= uuid_v7_min(ts) exactly when uuid_v7_timestamp(id) >= ts, for index range scans and partition bounds';
 
+-- Other projects' names for what version-7 UUIDs and their times read, as in the C extension:
+-- PostgreSQL 17's and 18's (there PostgreSQL's own come first) and pg_uuidv7's.
+CREATE OR REPLACE FUNCTION uuid_extract_version(u uuid) RETURNS smallint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN uuid_version(u);
+COMMENT ON FUNCTION uuid_extract_version(uuid) IS
+    'PostgreSQL 17''s uuid_extract_version: the version of an RFC 9562 UUID; NULL for another variant';
+
+CREATE OR REPLACE FUNCTION uuid_extract_timestamp(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN coalesce(uuid_v1_timestamp(u), _idgen_timestamptz(_idgen_when(uuid_version(u) = 7, _idgen_uuid_field(u, 0, 48)), 0));
+COMMENT ON FUNCTION uuid_extract_timestamp(uuid) IS
+    'PostgreSQL 17''s uuid_extract_timestamp: the time of a version-1 UUID (to the microsecond) or a version-7 UUID (its millisecond); NULL for any other UUID';
+
+CREATE OR REPLACE FUNCTION uuid_v7_to_timestamptz(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_timestamptz(_idgen_uuid_field(u, 0, 48), 0);
+COMMENT ON FUNCTION uuid_v7_to_timestamptz(uuid) IS
+    'pg_uuidv7''s uuid_v7_to_timestamptz: the first 48 bits of any UUID as Unix milliseconds';
+
+CREATE OR REPLACE FUNCTION uuid_v7_to_timestamp(u uuid) RETURNS timestamp
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN timezone(interval '0', uuid_v7_to_timestamptz(u));
+COMMENT ON FUNCTION uuid_v7_to_timestamp(uuid) IS
+    'pg_uuidv7''s uuid_v7_to_timestamp: the first 48 bits of any UUID as Unix milliseconds, in UTC';
+
 -- ---- Locality UUIDs (Groupon's "version b") ---------------------------------------------------
 --   counter(32) pid(16) version(4)=b mac(28) unix_ms(48)
 -- The counter's hex digits are written reversed in the variable mode; the variant bits belong
@@ -678,6 +704,68 @@ CREATE OR REPLACE FUNCTION uuid_v6_at(ts timestamptz) RETURNS uuid
 RETURN _idgen_serial_uuid_at(6, ts, 'uuid_v6_at');
 COMMENT ON FUNCTION uuid_v6_at(timestamptz) IS
     'uuid_v1_at(ts) in version 6''s layout: time exactly ts, unique by construction from the same serial numbers (plain-SQL edition)';
+
+-- Other projects' names for the version-7 generators, as in the C extension: PostgreSQL 18's and
+-- pg_uuidv7's. What they make is this edition's uuid_v7() or uuid_v7_at(ts).
+CREATE OR REPLACE FUNCTION uuidv7() RETURNS uuid
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN uuid_v7();
+COMMENT ON FUNCTION uuidv7() IS
+    'PostgreSQL 18''s name for uuid_v7() (plain-SQL edition)';
+
+CREATE OR REPLACE FUNCTION uuid_generate_v7() RETURNS uuid
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN uuid_v7();
+COMMENT ON FUNCTION uuid_generate_v7() IS
+    'pg_uuidv7''s name for uuid_v7() (plain-SQL edition)';
+
+-- PostgreSQL 18's checks and errors for a shifted time; the latest whole millisecond of the
+-- 48-bit field is given by uuidv7(shift), which names this edition's helper.
+CREATE OR REPLACE FUNCTION _idgen_shifted_now(shift interval, latest timestamptz) RETURNS timestamptz
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+AS $$
+DECLARE
+    ts timestamptz;
+BEGIN
+    IF NOT isfinite(shift) THEN
+        RAISE EXCEPTION 'interval out of range for UUID version 7' USING ERRCODE = '22008',
+            DETAIL = 'UUID version 7 does not support infinite intervals.';
+    END IF;
+    ts := clock_timestamp() + shift;
+    IF ts < timestamptz '1970-01-01 00:00:00+00' OR ts > latest THEN
+        RAISE EXCEPTION 'timestamp out of range for UUID version 7' USING ERRCODE = '22008',
+            DETAIL = 'UUID version 7 supports timestamps from 1970-01-01 to approximately year 10889.';
+    END IF;
+    RETURN ts;
+END
+$$;
+COMMENT ON FUNCTION _idgen_shifted_now(interval, timestamptz) IS
+    'internal: now + shift, or PostgreSQL 18''s errors of uuidv7(shift) for an infinite shift or a time outside 1970 .. latest';
+
+CREATE OR REPLACE FUNCTION uuidv7(shift interval) RETURNS uuid
+    LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
+RETURN uuid_v7_at(_idgen_shifted_now(shift, _idgen_timestamptz(281474976710655, 0)));
+COMMENT ON FUNCTION uuidv7(interval) IS
+    'PostgreSQL 18''s uuidv7(shift): uuid_v7_at(now + shift) with PostgreSQL 18''s checks and errors (plain-SQL edition)';
+
+-- The whole millisecond of a time (a time before 1970 stays before it, for the range check).
+CREATE OR REPLACE FUNCTION _idgen_whole_ms(unix_micros bigint) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN greatest(unix_micros, -1000) - (greatest(unix_micros, -1000) % 1000 + 1000) % 1000;
+COMMENT ON FUNCTION _idgen_whole_ms(bigint) IS
+    'internal: a Unix time in microseconds rounded down to its millisecond (at least -1000)';
+
+CREATE OR REPLACE FUNCTION uuid_timestamptz_to_v7(ts timestamptz, zero boolean DEFAULT false) RETURNS uuid
+    LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
+RETURN CASE WHEN zero THEN _idgen_v7_uuid(_idgen_whole_ms(_idgen_unix_micros(ts)), 0) ELSE uuid_v7_at(ts) END;
+COMMENT ON FUNCTION uuid_timestamptz_to_v7(timestamptz, boolean) IS
+    'pg_uuidv7''s uuid_timestamptz_to_v7: with zero, the version-7 UUID of the millisecond with nothing after its time; otherwise uuid_v7_at(ts) (plain-SQL edition)';
+
+CREATE OR REPLACE FUNCTION uuid_timestamp_to_v7(ts timestamp, zero boolean DEFAULT false) RETURNS uuid
+    LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
+RETURN uuid_timestamptz_to_v7(timezone(interval '0', ts), zero);
+COMMENT ON FUNCTION uuid_timestamp_to_v7(timestamp, boolean) IS
+    'pg_uuidv7''s uuid_timestamp_to_v7: uuid_timestamptz_to_v7 of the time read as UTC (plain-SQL edition)';
 
 -- ---- Snowflake sequencers ---------------------------------------------------------------------
 -- A sequencer's sequence counts (milliseconds since the epoch << counter bits) | counter, and an

@@ -226,6 +226,34 @@ INSERT INTO edges VALUES
     ($$uuid_v7_timestamp('00000000-0000-0000-0000-000000000000')$$),
     ($$uuid_v7_timestamp('ffffffff-ffff-ffff-ffff-ffffffffffff')$$),
     ($$uuid_v7_timestamp('c232ab00-9414-11ec-b3c8-9f6bdeced846')$$),
+    -- the names of PostgreSQL 17 and 18 and of pg_uuidv7: versions 1, 4 and 7, other variants,
+    -- the ends of the 48-bit field, NULLs
+    ($$uuid_extract_timestamp('c232ab00-9414-11ec-b3c8-9f6bdeced846')$$),
+    ($$uuid_extract_timestamp('017f22e2-79b0-7cc3-98c4-dc0c0c07398f')$$),
+    ($$uuid_extract_timestamp('919108f7-52d1-4320-9bac-f847db4148a8')$$),
+    ($$uuid_extract_timestamp('017f22e2-79b0-7cc3-18c4-dc0c0c07398f')$$),
+    ($$uuid_extract_timestamp('ffffffff-ffff-7fff-bfff-ffffffffffff')$$),
+    ($$uuid_extract_timestamp(NULL)$$),
+    ($$uuid_extract_version('11111111-1111-5111-8111-111111111111')$$),
+    ($$uuid_extract_version('11111111-1111-1111-1111-111111111111')$$),
+    ($$uuid_extract_version(NULL)$$),
+    ($$uuid_v7_to_timestamptz('018570bb-4a7d-7000-8000-000000000000')$$),
+    ($$uuid_v7_to_timestamptz('ffffffff-ffff-ffff-ffff-ffffffffffff')$$),
+    ($$uuid_v7_to_timestamptz('00000000-0000-0000-0000-000000000000')$$),
+    ($$uuid_v7_to_timestamptz(NULL)$$),
+    ($$uuid_v7_to_timestamp('018570bb-4a7d-7000-8000-000000000000')$$),
+    ($$uuid_v7_to_timestamp('ffffffff-ffff-ffff-ffff-ffffffffffff')$$),
+    ($$uuid_timestamptz_to_v7('2023-01-02 04:26:40.637999+00', true)$$),
+    ($$uuid_timestamptz_to_v7('1970-01-01 00:00:00+00', true)$$),
+    ($$uuid_timestamptz_to_v7('1969-12-31 23:59:59.999999+00', true)$$),
+    ($$uuid_timestamptz_to_v7('10889-08-02 05:31:50.655999+00', true)$$),
+    ($$uuid_timestamptz_to_v7('10889-08-02 05:31:50.656+00', true)$$),
+    ($$uuid_timestamptz_to_v7('infinity', true)$$),
+    ($$uuid_timestamptz_to_v7('-infinity', true)$$),
+    ($$uuid_timestamptz_to_v7(NULL, true)$$),
+    ($$uuid_timestamptz_to_v7('2023-01-02 04:26:40.637+00', NULL)$$),
+    ($$uuid_timestamp_to_v7('2023-01-02 04:26:40.637', true)$$),
+    ($$uuid_timestamp_to_v7('1969-12-31 23:59:59.999', true)$$),
     ($$uuid_v7_timestamp('017f22e2-79b0-7cc3-18c4-dc0c0c07398f')$$),
     ($$uuid_v7_timestamp('017f22e2-79b0-6cc3-98c4-dc0c0c07398f')$$),
     ($$uuid_v7_min('2022-02-22 19:22:22.000797+00')$$),
@@ -414,6 +442,10 @@ UNION ALL SELECT * FROM pg_temp.compare('uuid_v6_timestamp(u)', 'uuids')
 UNION ALL SELECT * FROM pg_temp.compare('uuid_v1_to_v6(u)', 'uuids')
 UNION ALL SELECT * FROM pg_temp.compare('uuid_v6_to_v1(u)', 'uuids')
 UNION ALL SELECT * FROM pg_temp.compare('uuid_v7_timestamp(u)', 'uuids')
+UNION ALL SELECT * FROM pg_temp.compare('uuid_extract_version(u)', 'uuids')
+UNION ALL SELECT * FROM pg_temp.compare('uuid_extract_timestamp(u)', 'uuids')
+UNION ALL SELECT * FROM pg_temp.compare('uuid_v7_to_timestamptz(u)', 'uuids')
+UNION ALL SELECT * FROM pg_temp.compare('uuid_v7_to_timestamp(u)', 'uuids')
 UNION ALL SELECT * FROM pg_temp.compare('locality_uuid_timestamp(u)', 'localities', $$get_byte(uuid_send(u), 6) >> 4 <> 11$$)
 UNION ALL SELECT * FROM pg_temp.compare('locality_uuid_pid(u)', 'localities', $$get_byte(uuid_send(u), 6) >> 4 <> 11$$)
 UNION ALL SELECT * FROM pg_temp.compare('locality_uuid_mac(u)', 'localities', $$get_byte(uuid_send(u), 6) >> 4 <> 11$$)

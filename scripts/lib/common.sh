@@ -66,6 +66,23 @@ build_and_install() {
     as_root make -C "$IDGEN_ROOT" -s PG_CONFIG="$PG_BINDIR/pg_config" install
 }
 
+# A third party's release the tests build or run (Citus, pg_tle, pg_uuidv7) into DIR/TARBALL: from
+# the directory IDGEN_VENDOR_DIR names (by default a vendor directory kept beside the checkout),
+# or, where it is absent, downloaded from URL; either way it must have the SHA-256 given.
+# Usage: fetch_vendored TARBALL SHA256 URL DIR
+fetch_vendored() {
+    local tarball=$1 sha256=$2 url=$3 dir=$4
+    local vendored=${IDGEN_VENDOR_DIR:-$IDGEN_ROOT/../shared/vendor}/$tarball
+    if [ -f "$vendored" ]; then
+        cp "$vendored" "$dir/$tarball"
+    else
+        say "$tarball: not in $(dirname "$vendored"); downloading $url"
+        curl -fsSL -o "$dir/$tarball" "$url"
+    fi
+    echo "$sha256  $dir/$tarball" | sha256sum -c --quiet - ||
+        { echo "$0: $tarball does not have the SHA-256 of its release ($sha256)" >&2; return 1; }
+}
+
 # A directory the database user can write to, holding a copy of the checkout when that user
 # is not us (a root checkout may live where postgres cannot even read).
 db_workdir() {

@@ -39,6 +39,13 @@ extern "C" {
 #define IDGEN_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
 
+// Whether an interval is ±infinity: 17 made intervals infinite (before, none is).
+#if PG_VERSION_NUM >= 170000
+#define IDGEN_INTERVAL_NOT_FINITE(i) INTERVAL_NOT_FINITE(i)
+#else
+#define IDGEN_INTERVAL_NOT_FINITE(i) ((void)(i), false)
+#endif
+
 // A subscription's password_required (16 added it; 15 has none: true, which the rule below
 // ignores on 15).
 #if PG_VERSION_NUM >= 160000

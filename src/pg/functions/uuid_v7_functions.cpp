@@ -13,6 +13,7 @@
 #include "pg/boundary/settings.hpp"
 #include "pg/functions/generate.hpp"
 #include "pg/functions/ready_to_generate.hpp"
+#include "pg/functions/uuid_v7_retrospective.hpp"
 #include "pg/shared_memory/shared_state.hpp"
 
 using namespace idgen;
@@ -42,12 +43,10 @@ Datum idgen_uuid_v7(PG_FUNCTION_ARGS) {
     PG_RETURN_UUID_P(datum_from_uuid(n.uuid));
 }
 
-// (ts timestamptz) -> uuid; not STRICT: a NULL is an error, not a NULL id.
-Datum idgen_uuid_v7_at(PG_FUNCTION_ARGS) {
-    const char *what = "uuid_v7_at(ts)";
-    refuse_null_arguments(fcinfo, what, {"ts"});
+namespace idgen::pg {
+
+Uuid retrospective_uuid_v7(int64_t us, const char *what) {
     SharedState *shared = ready_to_generate(what);
-    const int64_t us = unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
     uuid_v7::Time t;
     check(uuid_v7::time_from_unix_micros(us, &t));
     const RetrospectiveNode id =
@@ -56,7 +55,17 @@ Datum idgen_uuid_v7_at(PG_FUNCTION_ARGS) {
                                          uuid_v7::kPerNamespace, uuid_v7::kNamespaces, 1, us, what);
     Uuid u;
     check(uuid_v7::make_retrospective(us, id.node_id, d.ns, d.offset, &u));
-    PG_RETURN_UUID_P(datum_from_uuid(u));
+    return u;
+}
+
+}  // namespace idgen::pg
+
+// (ts timestamptz) -> uuid; not STRICT: a NULL is an error, not a NULL id.
+Datum idgen_uuid_v7_at(PG_FUNCTION_ARGS) {
+    const char *what = "uuid_v7_at(ts)";
+    refuse_null_arguments(fcinfo, what, {"ts"});
+    PG_RETURN_UUID_P(
+        datum_from_uuid(retrospective_uuid_v7(unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), what)));
 }
 
 // (u uuid) -> timestamptz, NULL for other versions: the millisecond and the fraction after it,
