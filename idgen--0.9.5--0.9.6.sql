@@ -150,7 +150,7 @@ CREATE FUNCTION @extschema@.uuid_extract_timestamp(u uuid) RETURNS timestamptz
     AS 'MODULE_PATHNAME', 'idgen_uuid_extract_timestamp'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.uuid_extract_timestamp(uuid) IS
-    'PostgreSQL 17''s uuid_extract_timestamp: the time of a version-1 UUID (to the microsecond) or a version-7 UUID (its millisecond); NULL for any other UUID';
+    'PostgreSQL 18''s uuid_extract_timestamp: the time of a version-1 UUID (to the microsecond) or a version-7 UUID (its millisecond); NULL for any other UUID';
 CREATE FUNCTION @extschema@.uuid_extract_version(u uuid) RETURNS smallint
     AS 'MODULE_PATHNAME', 'idgen_uuid_version'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -238,14 +238,22 @@ COMMENT ON FUNCTION uuid_v7_min(timestamptz) IS
 CREATE OR REPLACE FUNCTION uuid_extract_version(u uuid) RETURNS smallint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN uuid_version(u);
-COMMENT ON FUNCTION uuid_extract_version(uuid) IS
-    'PostgreSQL 17''s uuid_extract_version: the version of an RFC 9562 UUID; NULL for another variant';
 
 CREATE OR REPLACE FUNCTION uuid_extract_timestamp(u uuid) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN coalesce(uuid_v1_timestamp(u), _idgen_timestamptz(_idgen_when(uuid_version(u) = 7, _idgen_uuid_field(u, 0, 48)), 0));
-COMMENT ON FUNCTION uuid_extract_timestamp(uuid) IS
-    'PostgreSQL 17''s uuid_extract_timestamp: the time of a version-1 UUID (to the microsecond) or a version-7 UUID (its millisecond); NULL for any other UUID';
+
+-- Their comments name this schema: unqualified, COMMENT would find PostgreSQL's own functions of
+-- these names first (17 has the uuid_extract_ pair, 18 also uuidv7), since pg_catalog is searched
+-- before every schema.
+DO $$
+BEGIN
+    EXECUTE format('COMMENT ON FUNCTION %I.uuid_extract_version(uuid) IS %L', current_schema(),
+                   'PostgreSQL 17''s uuid_extract_version: the version of an RFC 9562 UUID; NULL for another variant');
+    EXECUTE format('COMMENT ON FUNCTION %I.uuid_extract_timestamp(uuid) IS %L', current_schema(),
+                   'PostgreSQL 18''s uuid_extract_timestamp: the time of a version-1 UUID (to the microsecond) or a version-7 UUID (its millisecond); NULL for any other UUID');
+END
+$$;
 
 CREATE OR REPLACE FUNCTION uuid_v7_to_timestamptz(u uuid) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -710,8 +718,6 @@ COMMENT ON FUNCTION uuid_v6_at(timestamptz) IS
 CREATE OR REPLACE FUNCTION uuidv7() RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN uuid_v7();
-COMMENT ON FUNCTION uuidv7() IS
-    'PostgreSQL 18''s name for uuid_v7() (plain-SQL edition)';
 
 CREATE OR REPLACE FUNCTION uuid_generate_v7() RETURNS uuid
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
@@ -745,8 +751,15 @@ COMMENT ON FUNCTION _idgen_shifted_now(interval, timestamptz) IS
 CREATE OR REPLACE FUNCTION uuidv7(shift interval) RETURNS uuid
     LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
 RETURN uuid_v7_at(_idgen_shifted_now(shift, _idgen_timestamptz(281474976710655, 0)));
-COMMENT ON FUNCTION uuidv7(interval) IS
-    'PostgreSQL 18''s uuidv7(shift): uuid_v7_at(now + shift) with PostgreSQL 18''s checks and errors (plain-SQL edition)';
+
+-- (Their comments name this schema, as those of the uuid_extract_ pair above.)
+DO $$
+BEGIN
+    EXECUTE format('COMMENT ON FUNCTION %I.uuidv7() IS %L', current_schema(), 'PostgreSQL 18''s name for uuid_v7() (plain-SQL edition)');
+    EXECUTE format('COMMENT ON FUNCTION %I.uuidv7(interval) IS %L', current_schema(),
+                   'PostgreSQL 18''s uuidv7(shift): uuid_v7_at(now + shift) with PostgreSQL 18''s checks and errors (plain-SQL edition)');
+END
+$$;
 
 -- The whole millisecond of a time (a time before 1970 stays before it, for the range check).
 CREATE OR REPLACE FUNCTION _idgen_whole_ms(unix_micros bigint) RETURNS bigint

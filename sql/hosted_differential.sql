@@ -51,7 +51,8 @@ CREATE FUNCTION pg_temp.error_text(state text, message text, hint text) RETURNS 
     LANGUAGE sql IMMUTABLE
 RETURN 'ERROR ' || state || ': ' || message || coalesce(' (hint: ' || nullif(hint, '') || ')', '');
 
--- One expression, its function names looked up in `side` (public: the C extension; hosted).
+-- One expression, its function names looked up in `side` (public: the C extension; hosted)
+-- before pg_catalog, which has functions of some of these names from 17 on.
 CREATE FUNCTION pg_temp.outcome(expr text, side text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     result text;
@@ -59,7 +60,7 @@ DECLARE
     message text;
     hint text;
 BEGIN
-    PERFORM set_config('search_path', side, true);
+    PERFORM set_config('search_path', side || ', pg_catalog', true);
     BEGIN
         EXECUTE 'SELECT (' || expr || ')::text' INTO result;
         RETURN coalesce(result, 'NULL');

@@ -59,7 +59,11 @@ SELECT uuid_timestamptz_to_v7('1969-12-31 23:59:59.999999+00');
 \set VERBOSITY default
 SELECT uuid_timestamptz_to_v7('10889-08-02 05:31:50.656+00', true);
 
--- On this major, an unqualified call finds PostgreSQL's own where it has one (pg_catalog is
--- searched first), and idgen's otherwise: the same answers either way.
-SELECT uuid_extract_timestamp('017f22e2-79b0-7cc3-98c4-dc0c0c07398f') = public.uuid_extract_timestamp('017f22e2-79b0-7cc3-98c4-dc0c0c07398f') AS same;
+-- An unqualified call finds PostgreSQL's own where it has one (pg_catalog is searched first;
+-- 17's uuid_extract_timestamp reads version 1 only), and idgen's otherwise; with the extension's
+-- schema before pg_catalog in search_path, idgen's on every major.
+SELECT uuid_extract_timestamp('c232ab00-9414-11ec-b3c8-9f6bdeced846') = public.uuid_extract_timestamp('c232ab00-9414-11ec-b3c8-9f6bdeced846') AS same_v1;
+SET search_path = public, pg_catalog;
+SELECT uuid_extract_timestamp('017f22e2-79b0-7cc3-98c4-dc0c0c07398f') AS v7_everywhere;
+RESET search_path;
 DROP EXTENSION idgen;
