@@ -1,4 +1,5 @@
--- idgen 0.9.6: PostgreSQL 18's and pg_uuidv7's names for version-7 UUIDs; Snowflake sequencers
+-- idgen 0.9.6: ULID and TypeID text of UUIDs and a short text of Snowflake ids; PostgreSQL
+-- 18's and pg_uuidv7's names for version-7 UUIDs; Snowflake sequencers
 -- that reach every node of a Citus cluster by themselves (with idgen.node_id_source = 'citus'):
 -- snowflake_create and snowflake_drop on the coordinator reach the workers, and a worker takes a
 -- definition it lacks from the coordinator. The library of 0.9.6 also notices an etcd restored
@@ -181,3 +182,78 @@ CREATE FUNCTION @extschema@.uuid_timestamp_to_v7(ts timestamp, zero boolean DEFA
     LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.uuid_timestamp_to_v7(timestamp, boolean) IS
     'pg_uuidv7''s uuid_timestamp_to_v7: uuid_timestamptz_to_v7 of the time read as UTC';
+
+-- Ids as text people read, paste and move between systems (src/pg/functions/text_forms.cpp):
+-- UUIDs as ULIDs and TypeIDs (26 characters of Crockford's base32: a version-7 UUID's text sorts
+-- as the UUID does and carries its millisecond), and Snowflake ids in 13 characters that sort as
+-- the ids do. Each text that is not what it says raises 22P02, saying why.
+CREATE FUNCTION @extschema@.uuid_to_ulid(u uuid) RETURNS text
+    AS 'MODULE_PATHNAME', 'idgen_uuid_to_ulid'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_to_ulid(uuid) IS
+    'A UUID''s 128 bits as a ULID: 26 characters of Crockford''s base32 in upper case';
+CREATE FUNCTION @extschema@.ulid_to_uuid(ulid text) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_ulid_to_uuid'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ulid_to_uuid(text) IS
+    'The UUID of a ULID, read in either case; 22P02 for a text that is no ULID (another alphabet or length, more than 128 bits)';
+CREATE FUNCTION @extschema@.ulid_timestamp(ulid text) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_ulid_timestamp'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.ulid_timestamp(text) IS
+    'The time of a ULID: its first 48 bits as Unix milliseconds';
+CREATE FUNCTION @extschema@.ulid() RETURNS text
+    LANGUAGE sql VOLATILE PARALLEL RESTRICTED
+    RETURN @extschema@.uuid_to_ulid(@extschema@.uuid_v7());
+COMMENT ON FUNCTION @extschema@.ulid() IS
+    'A ULID of now: uuid_v7() as a ULID, so ordered across sessions and unique across servers';
+CREATE FUNCTION @extschema@.ulid_at(ts timestamptz) RETURNS text
+    LANGUAGE sql VOLATILE PARALLEL RESTRICTED
+    RETURN @extschema@.uuid_to_ulid(@extschema@.uuid_v7_at(ts));
+COMMENT ON FUNCTION @extschema@.ulid_at(timestamptz) IS
+    'A ULID whose time is ts: uuid_v7_at(ts) as a ULID, for backfills (unique; needs idgen.node_id)';
+CREATE FUNCTION @extschema@.typeid_text(prefix text, u uuid) RETURNS text
+    AS 'MODULE_PATHNAME', 'idgen_typeid_text'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.typeid_text(text, uuid) IS
+    'A UUID as a TypeID (version 0.3): the prefix (at most 63 of a-z and _, a letter at each end, or empty), an underscore, and 26 lower-case characters of base32; 22023 for another prefix';
+CREATE FUNCTION @extschema@.typeid_parse(typeid text, OUT prefix text, OUT uuid uuid)
+    AS 'MODULE_PATHNAME', 'idgen_typeid_parse'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.typeid_parse(text) IS
+    'The prefix and the UUID of a TypeID; 22P02 for a text that is no TypeID, saying why';
+CREATE FUNCTION @extschema@.typeid_uuid(typeid text) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_typeid_uuid'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.typeid_uuid(text) IS
+    'The UUID of a TypeID (WHERE id = typeid_uuid(''user_...'') uses a uuid index); 22P02 for a text that is no TypeID';
+CREATE FUNCTION @extschema@.typeid_prefix(typeid text) RETURNS text
+    AS 'MODULE_PATHNAME', 'idgen_typeid_prefix'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.typeid_prefix(text) IS
+    'The prefix of a TypeID (empty when it has none); 22P02 for a text that is no TypeID';
+CREATE FUNCTION @extschema@.typeid_timestamp(typeid text) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'idgen_typeid_timestamp'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.typeid_timestamp(text) IS
+    'The time of a TypeID''s version-7 UUID, to the microsecond (as uuid_v7_timestamp); NULL for a UUID of another version; 22P02 for a text that is no TypeID';
+CREATE FUNCTION @extschema@.typeid(prefix text) RETURNS text
+    LANGUAGE sql VOLATILE STRICT PARALLEL RESTRICTED
+    RETURN @extschema@.typeid_text(prefix, @extschema@.uuid_v7());
+COMMENT ON FUNCTION @extschema@.typeid(text) IS
+    'A TypeID of now: the prefix and uuid_v7(), so ordered across sessions and unique across servers';
+CREATE FUNCTION @extschema@.typeid_at(prefix text, ts timestamptz) RETURNS text
+    LANGUAGE sql VOLATILE PARALLEL RESTRICTED
+    RETURN @extschema@.typeid_text(prefix, @extschema@.uuid_v7_at(ts));
+COMMENT ON FUNCTION @extschema@.typeid_at(text, timestamptz) IS
+    'A TypeID whose time is ts: the prefix and uuid_v7_at(ts), for backfills (unique; needs idgen.node_id)';
+CREATE FUNCTION @extschema@.snowflake_to_text(id bigint) RETURNS text
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_to_text'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_to_text(bigint) IS
+    'A Snowflake id''s 64 bits, unsigned, as 13 lower-case characters of Crockford''s base32: the texts sort as the ids do by time (as the ids themselves for every id of the idgen layout)';
+CREATE FUNCTION @extschema@.snowflake_from_text(t text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_from_text'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.snowflake_from_text(text) IS
+    'The Snowflake id of a text of snowflake_to_text, read in either case; 22P02 for another text';

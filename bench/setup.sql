@@ -114,6 +114,21 @@ CREATE TABLE bench_ids AS
     FROM generate_series(1, :n) i ORDER BY hashint8extended(i, 11);
 VACUUM (ANALYZE) bench_ids;
 
+-- The same UUIDs as text, for the text decoders: ut as uuid_out writes them (for uuid_in), ul
+-- as ULIDs and tid as TypeIDs (where this idgen writes them; else NULL, and the cases that read
+-- them are marked unavailable).
+DO $$
+BEGIN
+    IF to_regprocedure('uuid_to_ulid(uuid)') IS NOT NULL THEN
+        CREATE TABLE bench_texts AS
+            SELECT u::text AS ut, uuid_to_ulid(u) AS ul, typeid_text('user', u) AS tid FROM bench_ids;
+    ELSE
+        CREATE TABLE bench_texts AS SELECT u::text AS ut, NULL::text AS ul, NULL::text AS tid FROM bench_ids;
+    END IF;
+END
+$$;
+VACUUM (ANALYZE) bench_texts;
+
 -- What bench/run measures (loaded from cases.tsv, scaling.tsv, pgbench.tsv, backfill.tsv,
 -- sessions.tsv, latency.tsv, keys.tsv and targets.tsv). "unavailable" is set by bench_check before the first round: the
 -- reason an item cannot run on this server (say, a function of a newer idgen); such items are

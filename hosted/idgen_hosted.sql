@@ -267,6 +267,189 @@ RETURN timezone(interval '0', uuid_v7_to_timestamptz(u));
 COMMENT ON FUNCTION uuid_v7_to_timestamp(uuid) IS
     'pg_uuidv7''s uuid_v7_to_timestamp: the first 48 bits of any UUID as Unix milliseconds, in UTC';
 
+-- ---- Ids as text: ULIDs, TypeIDs, Snowflake texts ---------------------------------------------
+-- Crockford's base32 (0-9 and a-z without i, l, o, u), most significant bits first, at a fixed
+-- width with zero bits on the left: a UUID in 26 characters (130 bits), a Snowflake id in 13 (65).
+-- Each text that is not what it says raises 22P02 with the C extension's message.
+
+CREATE OR REPLACE FUNCTION _idgen_base32(bits varbit, alphabet text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN (SELECT string_agg(substr(alphabet, substring(bits FROM i * 5 + 1 FOR 5)::integer + 1, 1), '' ORDER BY i)
+        FROM generate_series(0, length(bits) / 5 - 1) i);
+COMMENT ON FUNCTION _idgen_base32(varbit, text) IS
+    'internal: a bit string of a multiple of 5 bits in base32, in the alphabet given';
+
+-- What a text that should hold `width` characters of base32 lacks: NULL when nothing.
+CREATE OR REPLACE FUNCTION _idgen_base32_fault(t text, lower_only boolean, width integer) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE WHEN t !~ CASE WHEN lower_only THEN '^[0-9a-hjkmnp-tv-z]*$' ELSE '^[0-9a-hjkmnp-tv-zA-HJKMNP-TV-Z]*$' END
+                THEN 'alphabet'
+            WHEN length(t) <> width THEN 'length'
+            WHEN strpos('0123456789abcdefghjkmnpqrstvwxyz', lower(left(t, 1))) - 1 > CASE width WHEN 26 THEN 7 ELSE 15 END
+                THEN 'overflow'
+       END;
+COMMENT ON FUNCTION _idgen_base32_fault(text, boolean, integer) IS
+    'internal: why a text is not width characters of base32 (alphabet, then length, then too many bits), or NULL';
+
+-- The bits of a text of base32 (any text: a character outside the alphabet reads as 31).
+CREATE OR REPLACE FUNCTION _idgen_base32_bits(t text) RETURNS varbit
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN (SELECT coalesce(string_agg(((strpos('0123456789abcdefghjkmnpqrstvwxyz', lower(substr(t, i, 1))) - 1)::bit(5))::text, '' ORDER BY i), '')::varbit
+        FROM generate_series(1, length(t)) i);
+COMMENT ON FUNCTION _idgen_base32_bits(text) IS
+    'internal: the bits a text of base32 writes, 5 a character';
+
+-- The UUID of 130 bits (the first two dropped); any other length gives the nil UUID.
+CREATE OR REPLACE FUNCTION _idgen_bits_uuid(bits varbit) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN (SELECT string_agg(lpad(to_hex(substring(b FROM i * 32 + 1 FOR 32)::bit(32)::integer), 8, '0'), '' ORDER BY i)::uuid
+        FROM (SELECT CASE WHEN length(bits) = 130 THEN substring(bits FROM 3) ELSE B'0'::bit(128) END AS b) s,
+             generate_series(0, 3) i);
+COMMENT ON FUNCTION _idgen_bits_uuid(varbit) IS
+    'internal: the UUID of 130 bits whose first two are dropped (the nil UUID for any other length)';
+
+CREATE OR REPLACE FUNCTION _idgen_uuid_bits(u uuid) RETURNS varbit
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN B'00' || ('x' || encode(uuid_send(u), 'hex'))::bit(128);
+COMMENT ON FUNCTION _idgen_uuid_bits(uuid) IS
+    'internal: a UUID''s 128 bits after two zero bits (130: 26 characters of base32)';
+
+CREATE OR REPLACE FUNCTION _idgen_base32_checked(value anyelement, t text, kind text, fault text, width integer)
+    RETURNS anyelement
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+BEGIN
+    IF fault IS NOT NULL THEN
+        RAISE EXCEPTION 'invalid % "%": %', kind, t, CASE fault
+            WHEN 'alphabet' THEN 'it may hold only 0 to 9 and the letters but I, L, O and U'
+            WHEN 'length' THEN format('it must be %s characters', width)
+            WHEN 'overflow' THEN CASE width WHEN 26 THEN 'it holds more than 128 bits (its first character must be 0 to 7)'
+                                 ELSE 'it holds more than 64 bits (its first character must be 0 to 9 or A to F)' END
+        END USING ERRCODE = '22P02';
+    END IF;
+    RETURN value;
+END
+$$;
+COMMENT ON FUNCTION _idgen_base32_checked(anyelement, text, text, text, integer) IS
+    'internal: value, or 22P02 saying why t is no kind when fault (of _idgen_base32_fault) is set';
+
+CREATE OR REPLACE FUNCTION uuid_to_ulid(u uuid) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_base32(_idgen_uuid_bits(u), '0123456789ABCDEFGHJKMNPQRSTVWXYZ');
+COMMENT ON FUNCTION uuid_to_ulid(uuid) IS
+    'A UUID''s 128 bits as a ULID: 26 characters of Crockford''s base32 in upper case';
+
+CREATE OR REPLACE FUNCTION ulid_to_uuid(ulid text) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_base32_checked(_idgen_bits_uuid(_idgen_base32_bits(ulid)), ulid, 'ULID',
+                             _idgen_base32_fault(ulid, false, 26), 26);
+COMMENT ON FUNCTION ulid_to_uuid(text) IS
+    'The UUID of a ULID, read in either case; 22P02 for a text that is no ULID (another alphabet or length, more than 128 bits)';
+
+CREATE OR REPLACE FUNCTION ulid_timestamp(ulid text) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN uuid_v7_to_timestamptz(ulid_to_uuid(ulid));
+COMMENT ON FUNCTION ulid_timestamp(text) IS
+    'The time of a ULID: its first 48 bits as Unix milliseconds';
+
+-- A TypeID: the prefix before its last underscore (none: no prefix) and 26 characters after.
+CREATE OR REPLACE FUNCTION _idgen_typeid_prefix_fault(prefix text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE WHEN prefix !~ '^[a-z_]*$' THEN 'the prefix may hold only the letters a to z and underscores'
+            WHEN length(prefix) > 63 THEN 'the prefix is longer than 63 characters'
+            WHEN prefix ~ '^_|_$' THEN 'the prefix must start and end with a letter'
+       END;
+COMMENT ON FUNCTION _idgen_typeid_prefix_fault(text) IS
+    'internal: why a prefix is no TypeID''s (its characters, then its length, then its ends), or NULL';
+
+CREATE OR REPLACE FUNCTION _idgen_typeid_fault(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN coalesce(_idgen_typeid_prefix_fault(CASE WHEN strpos(t, '_') > 0 THEN regexp_replace(t, '_[^_]*$', '') ELSE '' END),
+                CASE WHEN t ~ '^_[^_]*$' THEN 'a TypeID without a prefix has no underscore' END,
+                CASE _idgen_base32_fault(regexp_replace(t, '^.*_', ''), true, 26)
+                    WHEN 'alphabet' THEN 'the suffix may hold only 0 to 9 and the lower-case letters but i, l, o and u'
+                    WHEN 'length' THEN 'the suffix must be 26 characters'
+                    WHEN 'overflow' THEN 'the suffix holds more than 128 bits (its first character must be 0 to 7)'
+                END);
+COMMENT ON FUNCTION _idgen_typeid_fault(text) IS
+    'internal: why a text is no TypeID (its prefix, an underscore without one, its suffix), or NULL';
+
+CREATE OR REPLACE FUNCTION _idgen_typeid_checked(value anyelement, t text, fault text) RETURNS anyelement
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+BEGIN
+    IF fault IS NOT NULL THEN
+        RAISE EXCEPTION 'invalid TypeID "%": %', t, fault USING ERRCODE = '22P02';
+    END IF;
+    RETURN value;
+END
+$$;
+COMMENT ON FUNCTION _idgen_typeid_checked(anyelement, text, text) IS
+    'internal: value, or 22P02 saying why t is no TypeID when fault (of _idgen_typeid_fault) is set';
+
+CREATE OR REPLACE FUNCTION _idgen_typeid_prefix_checked(prefix text, fault text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+BEGIN
+    IF fault IS NOT NULL THEN
+        RAISE EXCEPTION 'invalid TypeID prefix "%": %', prefix, fault USING ERRCODE = '22023';
+    END IF;
+    RETURN prefix;
+END
+$$;
+COMMENT ON FUNCTION _idgen_typeid_prefix_checked(text, text) IS
+    'internal: prefix, or 22023 saying why it is no TypeID''s when fault is set';
+
+CREATE OR REPLACE FUNCTION typeid_text(prefix text, u uuid) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_typeid_prefix_checked(prefix, _idgen_typeid_prefix_fault(prefix))
+       || CASE WHEN prefix = '' THEN '' ELSE '_' END
+       || _idgen_base32(_idgen_uuid_bits(u), '0123456789abcdefghjkmnpqrstvwxyz');
+COMMENT ON FUNCTION typeid_text(text, uuid) IS
+    'A UUID as a TypeID (version 0.3): the prefix (at most 63 of a-z and _, a letter at each end, or empty), an underscore, and 26 lower-case characters of base32; 22023 for another prefix';
+
+CREATE OR REPLACE FUNCTION typeid_uuid(typeid text) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_typeid_checked(_idgen_bits_uuid(_idgen_base32_bits(regexp_replace(typeid, '^.*_', ''))), typeid,
+                             _idgen_typeid_fault(typeid));
+COMMENT ON FUNCTION typeid_uuid(text) IS
+    'The UUID of a TypeID (WHERE id = typeid_uuid(''user_...'') uses a uuid index); 22P02 for a text that is no TypeID';
+
+CREATE OR REPLACE FUNCTION typeid_prefix(typeid text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_typeid_checked(CASE WHEN strpos(typeid, '_') > 0 THEN regexp_replace(typeid, '_[^_]*$', '') ELSE '' END,
+                             typeid, _idgen_typeid_fault(typeid));
+COMMENT ON FUNCTION typeid_prefix(text) IS
+    'The prefix of a TypeID (empty when it has none); 22P02 for a text that is no TypeID';
+
+CREATE OR REPLACE FUNCTION typeid_parse(typeid text, OUT prefix text, OUT uuid uuid)
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT typeid_prefix(typeid_parse.typeid), typeid_uuid(typeid_parse.typeid);
+END;
+COMMENT ON FUNCTION typeid_parse(text) IS
+    'The prefix and the UUID of a TypeID; 22P02 for a text that is no TypeID, saying why';
+
+CREATE OR REPLACE FUNCTION typeid_timestamp(typeid text) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN uuid_v7_timestamp(typeid_uuid(typeid));
+COMMENT ON FUNCTION typeid_timestamp(text) IS
+    'The time of a TypeID''s version-7 UUID, to the microsecond (as uuid_v7_timestamp); NULL for a UUID of another version; 22P02 for a text that is no TypeID';
+
+CREATE OR REPLACE FUNCTION snowflake_to_text(id bigint) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_base32(B'0' || id::bit(64), '0123456789abcdefghjkmnpqrstvwxyz');
+COMMENT ON FUNCTION snowflake_to_text(bigint) IS
+    'A Snowflake id''s 64 bits, unsigned, as 13 lower-case characters of Crockford''s base32: the texts sort as the ids do by time (as the ids themselves for every id of the idgen layout)';
+
+CREATE OR REPLACE FUNCTION snowflake_from_text(t text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_base32_checked((SELECT CASE WHEN length(b) = 65 THEN substring(b FROM 2)::bit(64)::bigint ELSE 0 END
+                              FROM (SELECT _idgen_base32_bits(t) AS b) s),
+                             t, 'Snowflake text', _idgen_base32_fault(t, false, 13), 13);
+COMMENT ON FUNCTION snowflake_from_text(text) IS
+    'The Snowflake id of a text of snowflake_to_text, read in either case; 22P02 for another text';
+
 -- ---- Locality UUIDs (Groupon's "version b") ---------------------------------------------------
 --   counter(32) pid(16) version(4)=b mac(28) unix_ms(48)
 -- The counter's hex digits are written reversed in the variable mode; the variant bits belong
@@ -779,6 +962,31 @@ CREATE OR REPLACE FUNCTION uuid_timestamp_to_v7(ts timestamp, zero boolean DEFAU
 RETURN uuid_timestamptz_to_v7(timezone(interval '0', ts), zero);
 COMMENT ON FUNCTION uuid_timestamp_to_v7(timestamp, boolean) IS
     'pg_uuidv7''s uuid_timestamp_to_v7: uuid_timestamptz_to_v7 of the time read as UTC (plain-SQL edition)';
+
+-- ULIDs and TypeIDs of the version-7 generators, as in the C extension.
+CREATE OR REPLACE FUNCTION ulid() RETURNS text
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN uuid_to_ulid(uuid_v7());
+COMMENT ON FUNCTION ulid() IS
+    'A ULID of now: uuid_v7() as a ULID (plain-SQL edition)';
+
+CREATE OR REPLACE FUNCTION ulid_at(ts timestamptz) RETURNS text
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN uuid_to_ulid(uuid_v7_at(ts));
+COMMENT ON FUNCTION ulid_at(timestamptz) IS
+    'A ULID whose time is ts: uuid_v7_at(ts) as a ULID (plain-SQL edition)';
+
+CREATE OR REPLACE FUNCTION typeid(prefix text) RETURNS text
+    LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
+RETURN typeid_text(prefix, uuid_v7());
+COMMENT ON FUNCTION typeid(text) IS
+    'A TypeID of now: the prefix and uuid_v7() (plain-SQL edition)';
+
+CREATE OR REPLACE FUNCTION typeid_at(prefix text, ts timestamptz) RETURNS text
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN typeid_text(prefix, uuid_v7_at(ts));
+COMMENT ON FUNCTION typeid_at(text, timestamptz) IS
+    'A TypeID whose time is ts: the prefix and uuid_v7_at(ts) (plain-SQL edition)';
 
 -- ---- Snowflake sequencers ---------------------------------------------------------------------
 -- A sequencer's sequence counts (milliseconds since the epoch << counter bits) | counter, and an

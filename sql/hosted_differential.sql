@@ -227,6 +227,62 @@ INSERT INTO edges VALUES
     ($$uuid_v7_timestamp('00000000-0000-0000-0000-000000000000')$$),
     ($$uuid_v7_timestamp('ffffffff-ffff-ffff-ffff-ffffffffffff')$$),
     ($$uuid_v7_timestamp('c232ab00-9414-11ec-b3c8-9f6bdeced846')$$),
+    -- the text forms: every TypeID vector of the specification (version 0.3), ULIDs and
+    -- Snowflake texts at every fault, prefixes a TypeID cannot have, NULLs
+    ($$typeid_parse('00000000000000000000000000')$$),
+    ($$typeid_parse('00000000000000000000000001')$$),
+    ($$typeid_parse('0000000000000000000000000a')$$),
+    ($$typeid_parse('0000000000000000000000000g')$$),
+    ($$typeid_parse('00000000000000000000000010')$$),
+    ($$typeid_parse('7zzzzzzzzzzzzzzzzzzzzzzzzz')$$),
+    ($$typeid_parse('prefix_0123456789abcdefghjkmnpqrs')$$),
+    ($$typeid_parse('prefix_01h455vb4pex5vsknk084sn02q')$$),
+    ($$typeid_parse('pre_fix_00000000000000000000000000')$$),
+    ($$typeid_uuid('PREFIX_00000000000000000000000000')$$),
+    ($$typeid_uuid('12345_00000000000000000000000000')$$),
+    ($$typeid_uuid('pre.fix_00000000000000000000000000')$$),
+    ($$typeid_uuid('préfix_00000000000000000000000000')$$),
+    ($$typeid_uuid('  prefix_00000000000000000000000000')$$),
+    ($$typeid_uuid('abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl_00000000000000000000000000')$$),
+    ($$typeid_uuid('_00000000000000000000000000')$$),
+    ($$typeid_uuid('_')$$),
+    ($$typeid_uuid('prefix_1234567890123456789012345')$$),
+    ($$typeid_uuid('prefix_123456789012345678901234567')$$),
+    ($$typeid_uuid('prefix_1234567890123456789012345 ')$$),
+    ($$typeid_uuid('prefix_0123456789ABCDEFGHJKMNPQRS')$$),
+    ($$typeid_uuid('prefix_123456789-123456789-123456')$$),
+    ($$typeid_uuid('prefix_ooooooiiiiiiuuuuuuulllllll')$$),
+    ($$typeid_uuid('prefix_i23456789ol23456789oi23456')$$),
+    ($$typeid_uuid('prefix_123456789-0123456789-0123456')$$),
+    ($$typeid_uuid('prefix_8zzzzzzzzzzzzzzzzzzzzzzzzz')$$),
+    ($$typeid_uuid('_prefix_00000000000000000000000000')$$),
+    ($$typeid_uuid('prefix__00000000000000000000000000')$$),
+    ($$typeid_uuid('')$$),
+    ($$typeid_uuid('prefix_')$$),
+    ($$typeid_prefix('pre_fix_00000000000000000000000000')$$),
+    ($$typeid_timestamp('user_01h455vb4pex5vsknk084sn02q')$$),
+    ($$typeid_timestamp('00000000000000000000000000')$$),
+    ($$typeid_text('user', '01890a5d-ac96-774b-bcce-b302099a8057')$$),
+    ($$typeid_text('', '01890a5d-ac96-774b-bcce-b302099a8057')$$),
+    ($$typeid_text('User', '01890a5d-ac96-774b-bcce-b302099a8057')$$),
+    ($$typeid_text('user_', '01890a5d-ac96-774b-bcce-b302099a8057')$$),
+    ($$typeid_text(repeat('a', 64), '01890a5d-ac96-774b-bcce-b302099a8057')$$),
+    ($$typeid_text(NULL, '01890a5d-ac96-774b-bcce-b302099a8057')$$),
+    ($$uuid_to_ulid('01890a5d-ac96-774b-bcce-b302099a8057')$$),
+    ($$uuid_to_ulid('ffffffff-ffff-ffff-ffff-ffffffffffff')$$),
+    ($$ulid_to_uuid('01h455vb4pex5vsknk084sn02q')$$),
+    ($$ulid_to_uuid('01H455VB4PEX5VSKNK084SN02L')$$),
+    ($$ulid_to_uuid('01H455VB4PEX5VSKNK084SN02')$$),
+    ($$ulid_to_uuid('81H455VB4PEX5VSKNK084SN02Q')$$),
+    ($$ulid_to_uuid('')$$),
+    ($$ulid_timestamp('7ZZZZZZZZZZZZZZZZZZZZZZZZZ')$$),
+    ($$ulid_to_uuid(NULL)$$),
+    ($$snowflake_to_text(-1)$$),
+    ($$snowflake_to_text(721695434861969408)$$),
+    ($$snowflake_from_text('FZZZZZZZZZZZZ')$$),
+    ($$snowflake_from_text('g000000000000')$$),
+    ($$snowflake_from_text('00000000000o1')$$),
+    ($$snowflake_from_text('000000000001')$$),
     -- the names of PostgreSQL 17 and 18 and of pg_uuidv7: versions 1, 4 and 7, other variants,
     -- the ends of the 48-bit field, NULLs
     ($$uuid_extract_timestamp('c232ab00-9414-11ec-b3c8-9f6bdeced846')$$),
@@ -434,6 +490,33 @@ FROM (SELECT md5('snowflake ' || i) AS h,
              (ARRAY['idgen', 'snowcast', 'idgen', 'snowcast', 'idgen', 'snowcast', 'idgen', 'snowcast', 'idgen',
                     'snowcast', 'twitter'])[i / 90 % 11 + 1] AS layout
       FROM generate_series(1, 100000) i) s;
+
+-- Texts (6,000): 26 and 13 characters from md5 (hex digits, a third turned into the letters g to
+-- n, the first character often too large for the bits), in either case, some a character longer
+-- or shorter, one in four with a character from outside the alphabet; and TypeIDs of them with
+-- prefixes of every kind, valid or not. Every call is made on its own, most of them refused.
+CREATE TEMP TABLE texts AS
+SELECT t, substr(t, 1, 13 + (length(t) - 26)) AS t13,
+       CASE WHEN p = '' THEN lower(t) ELSE p || '_' || lower(t) END AS typeid
+FROM (SELECT CASE WHEN i % 2 = 0 THEN upper(m) ELSE m END AS t,
+             (ARRAY['user', '', 'pre_fix', '_bad', 'bad_', 'User', 'a' || repeat('b', 62), 'a' || repeat('b', 63), 'x1'])[i % 9 + 1] AS p
+      FROM (SELECT i, CASE WHEN i % 4 = 0 THEN overlay(c PLACING substr('iloUu-_ Z', i % 9 + 1, 1) FROM i % 26 + 1 FOR 1) ELSE c END AS m
+            FROM (SELECT i, substr(CASE WHEN i % 3 = 0 THEN translate(h, 'abcdef', 'ghjkmn') ELSE h END, 1,
+                                   26 + CASE WHEN i % 7 = 0 THEN i % 3 - 1 ELSE 0 END) AS c
+                  FROM (SELECT i, md5('text ' || i) || md5('more ' || i) AS h FROM generate_series(1, 6000) i) s) s) s) s;
+
+-- The encoders over 20,000 of the UUIDs and Snowflake ids above (the edition's base32 is slow).
+CREATE TEMP TABLE some_uuids AS SELECT u FROM uuids LIMIT 20000;
+CREATE TEMP TABLE some_snowflakes AS SELECT id FROM snowflakes LIMIT 20000;
+SELECT * FROM pg_temp.compare('uuid_to_ulid(u)', 'some_uuids')
+UNION ALL SELECT * FROM pg_temp.compare('typeid_text(''user'', u)', 'some_uuids')
+UNION ALL SELECT * FROM pg_temp.compare('snowflake_to_text(id)', 'some_snowflakes')
+UNION ALL SELECT * FROM pg_temp.compare('ulid_to_uuid(t)', 'texts', 'true')
+UNION ALL SELECT * FROM pg_temp.compare('ulid_timestamp(t)', 'texts', 'true')
+UNION ALL SELECT * FROM pg_temp.compare('typeid_uuid(typeid)', 'texts', 'true')
+UNION ALL SELECT * FROM pg_temp.compare('typeid_prefix(typeid)', 'texts', 'true')
+UNION ALL SELECT * FROM pg_temp.compare('typeid_timestamp(typeid)', 'texts', 'true')
+UNION ALL SELECT * FROM pg_temp.compare('snowflake_from_text(t13)', 'texts', 'true');
 
 SELECT * FROM pg_temp.compare('uuid_version(u)', 'uuids')
 UNION ALL SELECT * FROM pg_temp.compare('uuid_v1_timestamp(u)', 'uuids')

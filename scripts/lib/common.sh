@@ -77,7 +77,8 @@ fetch_vendored() {
         cp "$vendored" "$dir/$tarball"
     else
         say "$tarball: not in $(dirname "$vendored"); downloading $url"
-        curl -fsSL -o "$dir/$tarball" "$url"
+        curl -fsSL -o "$dir/$tarball" "$url" ||
+            { echo "$0: $tarball is not in $(dirname "$vendored") and could not be downloaded from $url" >&2; return 1; }
     fi
     echo "$sha256  $dir/$tarball" | sha256sum -c --quiet - ||
         { echo "$0: $tarball does not have the SHA-256 of its release ($sha256)" >&2; return 1; }
