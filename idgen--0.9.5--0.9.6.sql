@@ -17,24 +17,27 @@ CREATE FUNCTION @extschema@._citus_group() RETURNS integer
     LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@._citus_group() IS
     'internal: this node''s Citus group where idgen.node_id_source is citus and the cluster knows the node (0: the coordinator), else NULL';
-CREATE FUNCTION @extschema@._citus_to_workers(caller text, command text) RETURNS void
+CREATE FUNCTION @extschema@._citus_to_workers(caller text, command text) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     refused text;
+    answered bigint;
 BEGIN
-    SELECT string_agg(format('%s:%s: %s', w.nodename, w.nodeport, w.result), '; ')
-      INTO refused FROM pg_catalog.run_command_on_workers(command) w WHERE NOT w.success;
+    SELECT string_agg(format('%s:%s: %s', w.nodename, w.nodeport, w.result), '; ') FILTER (WHERE NOT w.success),
+           sum(nullif(w.result, '')::bigint) FILTER (WHERE w.success)
+      INTO refused, answered FROM pg_catalog.run_command_on_workers(command) w;
     IF refused IS NOT NULL THEN
         RAISE EXCEPTION '%: a Citus worker did not take it: %', caller, refused
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = 'On the coordinator it is undone; a worker that took it keeps it.',
                   HINT = 'Make every worker reachable (or remove it with citus_remove_node) and run it again.';
     END IF;
+    RETURN coalesce(answered, 0);
 END
 $$;
 COMMENT ON FUNCTION @extschema@._citus_to_workers(text, text) IS
-    'internal: runs a command on every Citus worker, raising 55000 if any did not take it';
+    'internal: runs a command on every Citus worker, raising 55000 if any did not take it; the sum of the workers'' answers that are numbers';
 REVOKE ALL ON FUNCTION @extschema@._citus_to_workers(text, text) FROM PUBLIC;
 -- The epoch as text that reads back the same under any DateStyle and TimeZone.
 CREATE FUNCTION @extschema@._citus_epoch_text(epoch timestamptz) RETURNS text
@@ -42,9 +45,13 @@ CREATE FUNCTION @extschema@._citus_epoch_text(epoch timestamptz) RETURNS text
     RETURN pg_catalog.to_char(epoch AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00"');
 COMMENT ON FUNCTION @extschema@._citus_epoch_text(timestamptz) IS
     'internal: a sequencer epoch as text for another Citus node';
--- On a worker: the coordinator's definition of the sequencer, created here; false where the
--- coordinator has none. FOR SHARE waits for a drop on the coordinator that has not committed, so a
--- worker that the drop reached first does not take the sequencer back.
+-- On a worker: the coordinator's definition of the sequencer, created here in the caller's
+-- transaction; false where the coordinator has none. FOR SHARE waits for a drop on the coordinator
+-- that has not committed, so a worker that the drop reached first does not take the sequencer
+-- back. What it cannot close: a worker that read the definition just before a drop and commits
+-- after the drop reached it keeps the sequencer (the same definition, so its ids stay apart from
+-- every other node's); snowflake_drop on the coordinator drops it there, even once the
+-- coordinator has none.
 CREATE FUNCTION @extschema@._citus_fetch_sequencer(name text) RETURNS boolean
     LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -118,16 +125,20 @@ CREATE OR REPLACE FUNCTION @extschema@.snowflake_drop(name text) RETURNS void
 AS $$
 DECLARE
     dropped bigint;
+    on_workers bigint := 0;
 BEGIN
     DELETE FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_drop.name RETURNING d.id INTO dropped;
-    IF dropped IS NULL THEN
-        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = 'undefined_object';
+    IF dropped IS NOT NULL THEN
+        PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped, name);
     END IF;
-    PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped, name);
+    -- A Citus coordinator drops it on every worker that holds it, also where it has none itself.
     IF @extschema@._citus_group() = 0 THEN
-        PERFORM @extschema@._citus_to_workers('snowflake_drop', format(
-            'SELECT %1$s.snowflake_drop(d.name) FROM %1$s.snowflake_definitions d WHERE d.name OPERATOR(pg_catalog.=) %2$L',
-            '@extschema@', name));
+        on_workers := @extschema@._citus_to_workers('snowflake_drop', format(
+            'SELECT pg_catalog.count(%1$s.snowflake_drop(d.name)) FROM %1$s.snowflake_definitions d '
+            'WHERE d.name OPERATOR(pg_catalog.=) %2$L', '@extschema@', name));
+    END IF;
+    IF dropped IS NULL AND on_workers = 0 THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = 'undefined_object';
     END IF;
 END
 $$;

@@ -3,7 +3,7 @@
 # worker added later takes it from the coordinator the first time it needs it (also for a role that
 # may not create sequencers), a worker holding another definition under the name makes the
 # coordinator's create fail and leaves nothing behind, and snowflake_drop on the coordinator drops
-# it everywhere. Then snowflake_at on every worker at once (the backfill recipe run on each shard):
+# it everywhere (also a sequencer the workers kept from a create the coordinator rolled back). Then snowflake_at on every worker at once (the backfill recipe run on each shard):
 # each node backfills in its own group's window of the reserved node ids, so no id repeats and every
 # id carries its row's time.
 use strict;
@@ -74,6 +74,16 @@ is($coordinator->safe_psql('postgres', q{
            bool_and(snowflake_timestamp('orders', s) = date_trunc('milliseconds', created_at))
     FROM events}), 't|t|t',
    'no retrospective id twice across the workers, all on reserved node ids, each with its row\'s time');
+
+# ---- a create undone on the coordinator after the workers took it: its drop still reaches them --------
+$coordinator->safe_psql('postgres', q{BEGIN; SELECT snowflake_create('undone', '2020-01-01 00:00:00+00', 1024); ROLLBACK;});
+is(join(',', map { $_->safe_psql('postgres', q{SELECT count(*) FROM snowflake_definitions WHERE name = 'undone'}) }
+        $coordinator, $w1, $w2), '0,1,1', 'a create rolled back on the coordinator stays on the workers that took it');
+$coordinator->safe_psql('postgres', q{SELECT snowflake_drop('undone')});
+is(join(',', map { $_->safe_psql('postgres', q{SELECT count(*) FROM snowflake_definitions WHERE name = 'undone'}) }
+        $w1, $w2), '0,0', "and the coordinator's drop removes it there, though the coordinator had none");
+($ret, $out, $err) = $coordinator->psql('postgres', q{SELECT snowflake_drop('undone')});
+like($err, qr/ERROR:  Snowflake sequencer "undone" does not exist/, 'dropped again: no node has it (42704)');
 
 # ---- dropped on the coordinator: everywhere ---------------------------------------------------------
 $coordinator->safe_psql('postgres', q{SELECT snowflake_drop('orders')});
