@@ -314,24 +314,32 @@ RETURN B'00' || ('x' || encode(uuid_send(u), 'hex'))::bit(128);
 COMMENT ON FUNCTION _idgen_uuid_bits(uuid) IS
     'internal: a UUID''s 128 bits after two zero bits (130: 26 characters of base32)';
 
-CREATE OR REPLACE FUNCTION _idgen_base32_checked(value anyelement, t text, kind text, fault text, width integer)
-    RETURNS anyelement
+-- What the C extension says of a text that is no kind (ULID, Snowflake text), or NULL.
+CREATE OR REPLACE FUNCTION _idgen_base32_refusal(t text, kind text, width integer) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN format('invalid %s "%s": ', kind, t) || CASE _idgen_base32_fault(t, false, width)
+    WHEN 'alphabet' THEN 'it may hold only 0 to 9 and the letters but I, L, O and U'
+    WHEN 'length' THEN format('it must be %s characters', width)
+    WHEN 'overflow' THEN CASE width WHEN 26 THEN 'it holds more than 128 bits (its first character must be 0 to 7)'
+                         ELSE 'it holds more than 64 bits (its first character must be 0 to 9 or A to F)' END
+END;
+COMMENT ON FUNCTION _idgen_base32_refusal(text, text, integer) IS
+    'internal: why t, read in either case, is no kind of width characters of base32, as an error message; NULL when it is one';
+
+-- The one raise of the text forms: a refusal already worded (by _idgen_base32_refusal and the
+-- TypeID's faults), with its SQLSTATE.
+CREATE OR REPLACE FUNCTION _idgen_text_checked(value anyelement, refusal text, state text) RETURNS anyelement
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $$
 BEGIN
-    IF fault IS NOT NULL THEN
-        RAISE EXCEPTION 'invalid % "%": %', kind, t, CASE fault
-            WHEN 'alphabet' THEN 'it may hold only 0 to 9 and the letters but I, L, O and U'
-            WHEN 'length' THEN format('it must be %s characters', width)
-            WHEN 'overflow' THEN CASE width WHEN 26 THEN 'it holds more than 128 bits (its first character must be 0 to 7)'
-                                 ELSE 'it holds more than 64 bits (its first character must be 0 to 9 or A to F)' END
-        END USING ERRCODE = '22P02';
+    IF refusal IS NOT NULL THEN
+        RAISE EXCEPTION '%', refusal USING ERRCODE = state;
     END IF;
     RETURN value;
 END
 $$;
-COMMENT ON FUNCTION _idgen_base32_checked(anyelement, text, text, text, integer) IS
-    'internal: value, or 22P02 saying why t is no kind when fault (of _idgen_base32_fault) is set';
+COMMENT ON FUNCTION _idgen_text_checked(anyelement, text, text) IS
+    'internal: value, or the error refusal with SQLSTATE state when refusal is set';
 
 CREATE OR REPLACE FUNCTION uuid_to_ulid(u uuid) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -341,8 +349,7 @@ COMMENT ON FUNCTION uuid_to_ulid(uuid) IS
 
 CREATE OR REPLACE FUNCTION ulid_to_uuid(ulid text) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN _idgen_base32_checked(_idgen_bits_uuid(_idgen_base32_bits(ulid)), ulid, 'ULID',
-                             _idgen_base32_fault(ulid, false, 26), 26);
+RETURN _idgen_text_checked(_idgen_bits_uuid(_idgen_base32_bits(ulid)), _idgen_base32_refusal(ulid, 'ULID', 26), '22P02');
 COMMENT ON FUNCTION ulid_to_uuid(text) IS
     'The UUID of a ULID, read in either case; 22P02 for a text that is no ULID (another alphabet or length, more than 128 bits)';
 
@@ -374,35 +381,9 @@ RETURN coalesce(_idgen_typeid_prefix_fault(CASE WHEN strpos(t, '_') > 0 THEN reg
 COMMENT ON FUNCTION _idgen_typeid_fault(text) IS
     'internal: why a text is no TypeID (its prefix, an underscore without one, its suffix), or NULL';
 
-CREATE OR REPLACE FUNCTION _idgen_typeid_checked(value anyelement, t text, fault text) RETURNS anyelement
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-AS $$
-BEGIN
-    IF fault IS NOT NULL THEN
-        RAISE EXCEPTION 'invalid TypeID "%": %', t, fault USING ERRCODE = '22P02';
-    END IF;
-    RETURN value;
-END
-$$;
-COMMENT ON FUNCTION _idgen_typeid_checked(anyelement, text, text) IS
-    'internal: value, or 22P02 saying why t is no TypeID when fault (of _idgen_typeid_fault) is set';
-
-CREATE OR REPLACE FUNCTION _idgen_typeid_prefix_checked(prefix text, fault text) RETURNS text
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-AS $$
-BEGIN
-    IF fault IS NOT NULL THEN
-        RAISE EXCEPTION 'invalid TypeID prefix "%": %', prefix, fault USING ERRCODE = '22023';
-    END IF;
-    RETURN prefix;
-END
-$$;
-COMMENT ON FUNCTION _idgen_typeid_prefix_checked(text, text) IS
-    'internal: prefix, or 22023 saying why it is no TypeID''s when fault is set';
-
 CREATE OR REPLACE FUNCTION typeid_text(prefix text, u uuid) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN _idgen_typeid_prefix_checked(prefix, _idgen_typeid_prefix_fault(prefix))
+RETURN _idgen_text_checked(prefix, format('invalid TypeID prefix "%s": ', prefix) || _idgen_typeid_prefix_fault(prefix), '22023')
        || CASE WHEN prefix = '' THEN '' ELSE '_' END
        || _idgen_base32(_idgen_uuid_bits(u), '0123456789abcdefghjkmnpqrstvwxyz');
 COMMENT ON FUNCTION typeid_text(text, uuid) IS
@@ -410,15 +391,15 @@ COMMENT ON FUNCTION typeid_text(text, uuid) IS
 
 CREATE OR REPLACE FUNCTION typeid_uuid(typeid text) RETURNS uuid
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN _idgen_typeid_checked(_idgen_bits_uuid(_idgen_base32_bits(regexp_replace(typeid, '^.*_', ''))), typeid,
-                             _idgen_typeid_fault(typeid));
+RETURN _idgen_text_checked(_idgen_bits_uuid(_idgen_base32_bits(regexp_replace(typeid, '^.*_', ''))),
+                           format('invalid TypeID "%s": ', typeid) || _idgen_typeid_fault(typeid), '22P02');
 COMMENT ON FUNCTION typeid_uuid(text) IS
     'The UUID of a TypeID (WHERE id = typeid_uuid(''user_...'') uses a uuid index); 22P02 for a text that is no TypeID';
 
 CREATE OR REPLACE FUNCTION typeid_prefix(typeid text) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN _idgen_typeid_checked(CASE WHEN strpos(typeid, '_') > 0 THEN regexp_replace(typeid, '_[^_]*$', '') ELSE '' END,
-                             typeid, _idgen_typeid_fault(typeid));
+RETURN _idgen_text_checked(CASE WHEN strpos(typeid, '_') > 0 THEN regexp_replace(typeid, '_[^_]*$', '') ELSE '' END,
+                           format('invalid TypeID "%s": ', typeid) || _idgen_typeid_fault(typeid), '22P02');
 COMMENT ON FUNCTION typeid_prefix(text) IS
     'The prefix of a TypeID (empty when it has none); 22P02 for a text that is no TypeID';
 
@@ -444,9 +425,9 @@ COMMENT ON FUNCTION snowflake_to_text(bigint) IS
 
 CREATE OR REPLACE FUNCTION snowflake_from_text(t text) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN _idgen_base32_checked((SELECT CASE WHEN length(b) = 65 THEN substring(b FROM 2)::bit(64)::bigint ELSE 0 END
-                              FROM (SELECT _idgen_base32_bits(t) AS b) s),
-                             t, 'Snowflake text', _idgen_base32_fault(t, false, 13), 13);
+RETURN _idgen_text_checked((SELECT CASE WHEN length(b) = 65 THEN substring(b FROM 2)::bit(64)::bigint ELSE 0 END
+                            FROM (SELECT _idgen_base32_bits(t) AS b) s),
+                           _idgen_base32_refusal(t, 'Snowflake text', 13), '22P02');
 COMMENT ON FUNCTION snowflake_from_text(text) IS
     'The Snowflake id of a text of snowflake_to_text, read in either case; 22P02 for another text';
 

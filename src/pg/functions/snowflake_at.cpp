@@ -20,9 +20,12 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_at);
 
 // On Citus every node backfills its own shards at once (run_command_on_shards), so no one server
 // owns a sequencer's backfill: each node takes its own Citus group's window of every reserved node
-// id (snowflake::group_backfill_namespace) and leases the reserved node ids from its own counter.
+// id (snowflake::group_backfill_namespace) and leases the reserved node ids from its own counter,
+// the lease table every backfill uses, made durable through the cover's door before an id leaves:
+// a crash, a promoted standby or a restore goes on above what the node leased, as for any server.
 // Two nodes never hold one group (Citus gives none out twice; a worker's standby promoted in its
-// place continues its lease table through WAL), so no two nodes make the same id.
+// place continues its lease table through WAL), so no two nodes make the same id. (A group handed
+// to a fresh server would start its windows afresh: the docs say a group moves only to a standby.)
 static int64_t citus_snowflake_at(SharedState *shared, const CachedSequencer *site, const LeaseSpace &space,
                                   int64_t us) {
     const snowflake::Layout layout = site->def.layout;

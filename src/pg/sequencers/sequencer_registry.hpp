@@ -32,7 +32,9 @@ enum class NameUse { create, lookup };
 int sequencer_name_length(const text *name, NameUse use);
 
 // Looks the name up in this database, in the table of the schema `schema` (the extension's,
-// where the calling function lives); ERROR 42704 when there is no such sequencer.
+// where the calling function lives); on a Citus worker whose node id is its group, a name it
+// lacks is first taken from the coordinator (citus_sequencers.hpp); ERROR 42704 when there is no
+// such sequencer.
 // The key of a sequencer name's lease space (snowflake_at): a hash of the name's bytes, the same
 // on every server and in every version (it is stored in lease files, WAL and carried rows).
 uint64 sequencer_name_hash(const char *name, size_t len);
