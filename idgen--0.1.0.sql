@@ -1,4 +1,4 @@
--- idgen 0.1.0: the version-1 UUID codec (seed 003).
+-- idgen 0.1.0: the version-1 UUID codec (RFC 4122).
 \echo Use "CREATE EXTENSION idgen" to load this file. \quit
 
 CREATE FUNCTION form_uuid_v1(ts timestamptz, clock_seq integer, node macaddr) RETURNS uuid

@@ -1,5 +1,5 @@
--- idgen 0.3.0: live generators: UUID v1 (seed 003), locality UUIDs (seed 001), unique
--- nanosecond timestamps (seed 002). All need idgen in shared_preload_libraries; the readers
+-- idgen 0.3.0: live generators: UUID v1 (RFC 4122), locality UUIDs (Groupon's), unique
+-- nanosecond timestamps (Chronicle's). All need idgen in shared_preload_libraries; the readers
 -- do not.
 \echo Use "ALTER EXTENSION idgen UPDATE TO '0.3.0'" to load this file. \quit
 

@@ -1,4 +1,4 @@
--- idgen 0.4.0: retrospective ids for backfilling historical rows (seed 000): uuid_v1_at and
+-- idgen 0.4.0: retrospective ids for backfilling historical rows: uuid_v1_at and
 -- snowflake_at, and Snowflake sequencers that reserve node ids for them (backfill_nodes).
 \echo Use "ALTER EXTENSION idgen UPDATE TO '0.4.0'" to load this file. \quit
 

@@ -54,7 +54,7 @@ COMMENT ON VIEW @extschema@.idgen_state IS
     'One row per generator: this server''s role, the durable horizon and the WAL position that made it durable, how far ids run ahead of the wall clock, waits, errors, namespaces leased, and the state adopted at the last promotion or from a moved database';
 GRANT SELECT ON @extschema@.idgen_state TO PUBLIC;
 
--- ---- Parallel labels (issue 12, item 3) -------------------------------------------------
+-- ---- Parallel labels -------------------------------------------------------------------
 -- Generators are PARALLEL RESTRICTED: they run in the leader, never in a parallel worker.
 -- A worker is another backend: uuid_v1_at and snowflake_at would draw from the worker's own
 -- per-session allocator (leasing a namespace, for snowflake_at one of the sequencer's few
@@ -74,7 +74,7 @@ ALTER FUNCTION @extschema@.locality_uuid(boolean) PARALLEL RESTRICTED;
 ALTER FUNCTION @extschema@.unique_timestamp() PARALLEL RESTRICTED;
 -- ---- end of the parallel labels ----------------------------------------------------------
 
--- Retrospective ids that never run out (issue 13): namespaces handed back when a session ends
+-- Retrospective ids that never run out: namespaces handed back when a session ends
 -- and adopted by the next; what each id space has leased, parked and in use.
 CREATE FUNCTION @extschema@._backfill_space_key(name text) RETURNS bigint
     AS 'MODULE_PATHNAME', 'idgen_backfill_space_key'
@@ -110,7 +110,7 @@ COMMENT ON VIEW @extschema@.idgen_backfill_spaces IS
     'Per id space of retrospective ids (automatic UUID nodes, each given node, version-7 UUIDs, each sequencer of this database): namespaces in all, leased for good, parked for the next session, held by running sessions, spent, and never leased';
 GRANT SELECT ON @extschema@.idgen_backfill_spaces TO PUBLIC;
 
--- One server per sequencer's backfill (issue 13): snowflake_at leases a sequencer's reserved
+-- One server per sequencer's backfill: snowflake_at leases a sequencer's reserved
 -- node ids from the server's own counter, so two servers backfilling one sequencer would
 -- collide. The server that creates a sequencer owns its backfill (the column's default is its
 -- idgen.node_id, taken at insert, so pg_dump and logical replication carry the owner along);
@@ -122,7 +122,7 @@ ALTER TABLE @extschema@.snowflake_definitions
 COMMENT ON COLUMN @extschema@.snowflake_definitions.backfill_owner IS
     'The node id of the one server that may run snowflake_at on this sequencer (the creating server''s idgen.node_id); NULL: any';
 
--- UUID versions 7 and 6 (RFC 9562, issue 15). Version 7: a live generator on the server's shared
+-- UUID versions 7 and 6 (RFC 9562). Version 7: a live generator on the server's shared
 -- clock and a retrospective one on leased namespaces, like version 1 (layout: src/core/layouts/uuid_v7.hpp).
 -- Version 6: version 1's fields sorted by time, from version 1's clock and namespaces.
 -- PARALLEL RESTRICTED as the other generators: a parallel worker cannot write the WAL that
@@ -179,7 +179,7 @@ CREATE FUNCTION @extschema@.uuid_v6_to_v1(u uuid) RETURNS uuid
 COMMENT ON FUNCTION @extschema@.uuid_v6_to_v1(uuid) IS
     'The version-1 UUID with the same time, clock sequence and node as a version-6 UUID (lossless); NULL if the UUID is not version 6';
 
--- idgen.ordering (issue 17): the live generators are ordered within a session and across sessions by
+-- idgen.ordering: the live generators are ordered within a session and across sessions by
 -- millisecond unless the setting asks for the strict server-wide order.
 COMMENT ON FUNCTION @extschema@.snowflake_next(text) IS
     'The next id of a Snowflake sequencer: unique, strictly increasing within a session and across sessions by millisecond (across all sessions with idgen.ordering = strict), across crashes and clock steps; needs shared_preload_libraries and idgen.node_id';

@@ -1,16 +1,16 @@
--- idgen 0.6.0: seed 004's exact Snowflake layout as an option per sequencer (issue 16).
+-- idgen 0.6.0: snowcast's exact Snowflake layout as an option per sequencer.
 
 \echo Use "ALTER EXTENSION idgen UPDATE" to load this file. \quit
 
--- ---- Snowflake layouts (issue 16, item 5) ------------------------------------------------
+-- ---- Snowflake layouts ------------------------------------------------------------------
 -- 'idgen' (the default, every sequencer so far): 41 time bits, node and counter in 22, the sign
--- bit 0. 'snowcast': seed 004's layout, node and counter in 23, all 64 bits, for sequencers
+-- bit 0. 'snowcast': snowcast's layout, node and counter in 23, all 64 bits, for sequencers
 -- whose ids must decode as snowcast's own decoders do.
 ALTER TABLE @extschema@.snowflake_definitions
     ADD COLUMN layout text NOT NULL DEFAULT 'idgen'
     CONSTRAINT snowflake_definitions_layout_check CHECK (layout IN ('idgen', 'snowcast'));
 COMMENT ON COLUMN @extschema@.snowflake_definitions.layout IS
-    'idgen: 41 time bits, node and counter in 22, the sign bit 0; snowcast: seed 004''s layout, node and counter in 23, all 64 bits';
+    'idgen: 41 time bits, node and counter in 22, the sign bit 0; snowcast: snowcast''s layout, node and counter in 23, all 64 bits';
 
 CREATE FUNCTION @extschema@._snowflake_check_definition(name text, epoch timestamptz, max_nodes integer,
         backfill_nodes integer, layout text)
@@ -56,7 +56,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer, text) IS
-    'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits (max_nodes a power of two, 128..8192), the rest a per-millisecond counter, in 63 bits (layout idgen: ids stay positive) or all 64 (layout snowcast, seed 004''s: ids from 34.8 years after the epoch on are negative); the top backfill_nodes node ids are reserved for snowflake_at; does nothing if it exists with the same definition';
+    'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits (max_nodes a power of two, 128..8192), the rest a per-millisecond counter, in 63 bits (layout idgen: ids stay positive) or all 64 (layout snowcast, snowcast''s: ids from 34.8 years after the epoch on are negative); the top backfill_nodes node ids are reserved for snowflake_at; does nothing if it exists with the same definition';
 REVOKE ALL ON FUNCTION @extschema@.snowflake_create(text, timestamptz, integer, integer, text) FROM PUBLIC;
 -- Roles an administrator allowed to define sequencers keep that right.
 DO $$
