@@ -237,8 +237,9 @@ TEST(SnowflakeBackfill, IdsUseTheReservedNodesAndTheExactMillisecond) {
     EXPECT_EQ(p.counter, 42);
     int64_t next_ns = 0;
     ASSERT_TRUE(snowflake::at(l, 1600000000123000, 4, 0, &next_ns).ok());
-    EXPECT_LT(id, next_ns);                      // a later namespace of the same millisecond sorts after
-    EXPECT_EQ(snowflake::backfill_key(-1), -1);  // 1969: floored, as the time field is
+    EXPECT_LT(id, next_ns);  // a later namespace of the same millisecond sorts after
+    EXPECT_EQ(snowflake::backfill_key(snowflake::Layout{0, 10}, -1),
+              -1);  // 1969: floored, as the time field is
 }
 
 TEST(SnowflakeBackfill, Errors) {
@@ -274,7 +275,7 @@ TEST(BackfillConcurrency, SessionsOnRealThreadsNeverMakeTheSameId) {
                 const Session::Got gu = us.next(t_us, &uuid_leases, uuid_v1::backfill::kAutoNamespaces);
                 Uuid u;
                 EXPECT_TRUE(gu.ok && uuid_v1::backfill::make_auto(t_us, 1, gu.ns, gu.offset, &u).ok());
-                const Session::Got gs = ss.next(snowflake::backfill_key(t_us), &snowflake_leases, 64);
+                const Session::Got gs = ss.next(snowflake::backfill_key(layout, t_us), &snowflake_leases, 64);
                 int64_t id = 0;
                 EXPECT_TRUE(gs.ok && snowflake::at(layout, t_us, gs.ns, gs.offset, &id).ok());
                 out.emplace_back(test::uuid_text(u), id);

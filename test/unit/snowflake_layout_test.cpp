@@ -1,5 +1,5 @@
-// snowcast's exact layout (Width::bits64: id = ms << 23 | node << (23 - node_bits) | counter)
-// beside idgen's default (Width::bits63): ids computed by hand from snowcast's formula,
+// snowcast's exact layout (Kind::snowcast: id = ms << 23 | node << (23 - node_bits) | counter)
+// beside idgen's default (Kind::idgen): ids computed by hand from snowcast's formula,
 // snowcast's own worked example, round trips for every max_nodes, ids with the top bit set
 // (negative as int64), the ids per millisecond, and min_id across the sign boundary.
 #include <gtest/gtest.h>
@@ -9,13 +9,14 @@
 using namespace idgen;
 using namespace idgen::snowflake;
 
-static constexpr int64_t kEpochMs = 1577836800000;    // 2020-01-01 00:00:00 UTC
+static constexpr int64_t kEpochMs = 1577836800000;  // 2020-01-01 00:00:00 UTC
+static constexpr int64_t kMaxMillis = (int64_t{1} << 41) - 1;
 static constexpr int64_t kSignMs = int64_t{1} << 40;  // the first millisecond with the top bit set
 
 static Layout snowcast(int32_t max_nodes, int64_t epoch_ms = kEpochMs, int32_t backfill_nodes = 0) {
     int bits = 0;
-    EXPECT_TRUE(node_bits_for(max_nodes, &bits).ok());
-    return Layout{epoch_ms, bits, backfill_nodes, Width::bits64};
+    EXPECT_TRUE(node_bits_for(Kind::snowcast, max_nodes, &bits).ok());
+    return Layout{epoch_ms, bits, backfill_nodes, Kind::snowcast};
 }
 
 static int64_t us_at(const Layout &l, int64_t ms) {
@@ -32,7 +33,7 @@ TEST(SnowflakeLayout, NodeAndCounterShare23BitsInsteadOf22) {
         const Layout l = snowcast(nodes);
         EXPECT_EQ(l.node_bits + l.counter_bits(), 23) << nodes;
         Layout idgen = l;
-        idgen.width = Width::bits63;
+        idgen.kind = Kind::idgen;
         EXPECT_EQ(idgen.node_bits + idgen.counter_bits(), 22) << nodes;
     }
 }
@@ -45,7 +46,7 @@ TEST(SnowflakeLayout, KnownIdsFollowTheSeedsFormula) {
     ASSERT_TRUE(at(l, us_at(l, 1), 0, 1, &id).ok());
     EXPECT_EQ(id, 8454145);
     Layout idgen = l;
-    idgen.width = Width::bits63;
+    idgen.kind = Kind::idgen;
     ASSERT_TRUE(at(idgen, us_at(idgen, 1), 0, 1, &id).ok());
     EXPECT_EQ(id, 4227073);
 
@@ -101,7 +102,7 @@ TEST(SnowflakeLayout, ANegativeIdDecodesInSnowcastsLayoutOnly) {
     EXPECT_EQ(p.node, 127);
     EXPECT_EQ(p.counter, 65535);
     Layout idgen = snowcast(128);
-    idgen.width = Width::bits63;
+    idgen.kind = Kind::idgen;
     EXPECT_EQ(decode(idgen, id, &p).code, Errc::value_out_of_range);
 }
 

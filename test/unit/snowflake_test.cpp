@@ -14,13 +14,14 @@
 using namespace idgen;
 using namespace idgen::snowflake;
 
-static constexpr int64_t kEpochMs = 1577836800000;       // 2020-01-01 00:00:00 UTC
-static constexpr int64_t kNowMs = 200LL * 86400 * 1000;  // 200 days after the epoch
+static constexpr int64_t kEpochMs = 1577836800000;             // 2020-01-01 00:00:00 UTC
+static constexpr int64_t kMaxMillis = (int64_t{1} << 41) - 1;  // the last millisecond of the time field
+static constexpr int64_t kNowMs = 200LL * 86400 * 1000;        // 200 days after the epoch
 static constexpr int64_t kNowUs = (kEpochMs + kNowMs) * 1000;
 
 static Layout layout_for(int32_t max_nodes) {
     int bits = 0;
-    EXPECT_TRUE(node_bits_for(max_nodes, &bits).ok());
+    EXPECT_TRUE(node_bits_for(Kind::idgen, max_nodes, &bits).ok());
     return Layout{kEpochMs, bits};
 }
 
@@ -33,11 +34,11 @@ TEST(Snowflake, MaxNodesRoundsUpToAPowerOfTwoWithinSnowcastsRange) {
     int bits = 0;
     for (auto [n, want] :
          {std::pair{128, 7}, {129, 8}, {255, 8}, {256, 8}, {1000, 10}, {4097, 13}, {8192, 13}}) {
-        ASSERT_TRUE(node_bits_for(n, &bits).ok()) << n;
+        ASSERT_TRUE(node_bits_for(Kind::idgen, n, &bits).ok()) << n;
         EXPECT_EQ(bits, want) << n;
     }
     for (int n : {-1, 0, 1, 127, 8193, INT32_MAX})
-        EXPECT_EQ(node_bits_for(n, &bits).code, Errc::invalid_parameter) << n;
+        EXPECT_EQ(node_bits_for(Kind::idgen, n, &bits).code, Errc::invalid_parameter) << n;
 }
 
 TEST(Snowflake, EveryLayoutPlacesTimeNodeAndCounterAndDecodesBack) {
@@ -185,10 +186,10 @@ TEST(Snowflake, MinIdFloorsTimesBeforeNineteenSeventyAsTheGeneratorDoes) {
 }
 
 TEST(Snowflake, EpochRules) {
-    EXPECT_TRUE(check_epoch(kEpochMs * 1000, kNowUs).ok());
-    EXPECT_EQ(check_epoch(kEpochMs * 1000 + 1, kNowUs).code, Errc::invalid_parameter);
-    EXPECT_EQ(check_epoch(kNowUs + 1000, kNowUs).code, Errc::invalid_parameter);
-    EXPECT_EQ(check_epoch(kNowUs - (kMaxMillis + 1) * 1000, kNowUs).code, Errc::invalid_parameter);
+    EXPECT_TRUE(check_epoch(Layout{}, kEpochMs * 1000, kNowUs).ok());
+    EXPECT_EQ(check_epoch(Layout{}, kEpochMs * 1000 + 1, kNowUs).code, Errc::invalid_parameter);
+    EXPECT_EQ(check_epoch(Layout{}, kNowUs + 1000, kNowUs).code, Errc::invalid_parameter);
+    EXPECT_EQ(check_epoch(Layout{}, kNowUs - (kMaxMillis + 1) * 1000, kNowUs).code, Errc::invalid_parameter);
     EXPECT_EQ(decode(layout_for(128), -1, nullptr).code, Errc::value_out_of_range);
 }
 
@@ -220,7 +221,7 @@ TEST(Snowflake, ThreadsWithAFakeClockGetUniqueIncreasingIds) {
 // reserved node ids from 0 on its own, makes ids no other group makes; a group past them has none.
 TEST(Snowflake, GroupsBackfillInWindowsOfTheirOwn) {
     int bits = 0;
-    ASSERT_TRUE(node_bits_for(1024, &bits).ok());
+    ASSERT_TRUE(node_bits_for(Kind::idgen, 1024, &bits).ok());
     const Layout l{kEpochMs, bits, 3};
     const uint64_t windows = cluster_backfill_windows(l), per = cluster_backfill_per_namespace(l);
     std::vector<int64_t> all;
@@ -249,7 +250,7 @@ TEST(Snowflake, GroupsBackfillInWindowsOfTheirOwn) {
 TEST(Snowflake, ClusterWindowsCutEachReservedNodeIdWithoutOverlap) {
     for (int32_t max_nodes : {128, 8192}) {
         int bits = 0;
-        ASSERT_TRUE(node_bits_for(max_nodes, &bits).ok());
+        ASSERT_TRUE(node_bits_for(Kind::idgen, max_nodes, &bits).ok());
         const Layout l{kEpochMs, bits, 4};
         const uint64_t windows = cluster_backfill_windows(l), per = cluster_backfill_per_namespace(l);
         EXPECT_EQ(cluster_backfill_namespaces(l), 4 * windows);

@@ -6,24 +6,50 @@
 
 namespace idgen::snowflake {
 
-Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept {
-    if (max_nodes < kMinNodes || max_nodes > kMaxNodes)
-        return Status::error(Errc::invalid_parameter, "node count %d is outside %d..%d", max_nodes, kMinNodes,
-                             kMaxNodes);
+int64_t runs_out_unix_ms(const Layout &layout) noexcept {
+    return layout.epoch_unix_ms + (layout.max_ticks() + 1) * layout.tick_ms();
+}
+
+Status node_bits_for(Kind kind, int32_t max_nodes, int *node_bits) noexcept {
+    const int32_t least = kind == Kind::sonyflake ? 65536 : kind == Kind::javascript ? 16 : 128;
+    const int32_t most = kind == Kind::sonyflake ? 65536 : kind == Kind::javascript ? 512 : kMaxNodes;
+    if (max_nodes < least || max_nodes > most) {
+        if (least == most)
+            return Status::error(Errc::invalid_parameter,
+                                 "node count %d is not %d, the only one of the layout", max_nodes, least);
+        return Status::error(Errc::invalid_parameter, "node count %d is outside %d..%d", max_nodes, least,
+                             most);
+    }
     int bits = 0;
     while ((int32_t{1} << bits) < max_nodes) bits++;
     *node_bits = bits;
     return Status::success();
 }
 
-Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept {
+// The ticks since the epoch of the tick holding `unix_us` (negative before the epoch). Both
+// divisions floor, and the epoch is a whole millisecond, so this is floor((unix_us - epoch) /
+// tick), without the subtraction that could overflow at an int64 extreme.
+static int64_t ticks_of(const Layout &layout, int64_t unix_us) noexcept {
+    return floor_div(floor_div(unix_us, 1000) - layout.epoch_unix_ms, layout.tick_ms());
+}
+
+// The Unix millisecond at which tick `ticks` starts.
+static int64_t tick_start_ms(const Layout &layout, int64_t ticks) noexcept {
+    return layout.epoch_unix_ms + ticks * layout.tick_ms();
+}
+
+Status check_epoch(const Layout &layout, int64_t epoch_unix_us, int64_t now_unix_us) noexcept {
     if (epoch_unix_us % 1000 != 0)
         return Status::error(Errc::invalid_parameter, "a sequencer epoch must be a whole millisecond");
     if (epoch_unix_us > now_unix_us)
         return Status::error(Errc::invalid_parameter, "a sequencer epoch must not be in the future");
-    if ((now_unix_us - epoch_unix_us) / 1000 > kMaxMillis)
-        return Status::error(Errc::invalid_parameter,
-                             "a sequencer epoch must be less than 2^41 ms (69.7 years) ago");
+    Layout at_epoch = layout;
+    at_epoch.epoch_unix_ms = epoch_unix_us / 1000;
+    if (ticks_of(at_epoch, now_unix_us) > at_epoch.max_ticks())
+        return Status::error(
+            Errc::invalid_parameter,
+            "a sequencer epoch must be less than the layout's time field (2^%d ticks of %lld ms) ago",
+            layout.time_bits(), static_cast<long long>(layout.tick_ms()));
     return Status::success();
 }
 
@@ -38,14 +64,15 @@ Status check_backfill_nodes(const Layout &layout, int32_t backfill_nodes) noexce
     return Status::success();
 }
 
-// The id of (ms, node, counter), put together unsigned: in Width::bits64 the top bit may be set.
-static int64_t compose(const Layout &layout, uint64_t ms, uint64_t node, uint64_t counter) noexcept {
-    return static_cast<int64_t>(ms << layout.node_and_counter_bits() | node << layout.counter_bits() |
-                                counter);
+// The id of (ticks, node, counter), put together unsigned: in snowcast the top bit may be set.
+static int64_t compose(const Layout &layout, uint64_t ticks, uint64_t node, uint64_t counter) noexcept {
+    const uint64_t low =
+        layout.node_lowest() ? counter << layout.node_bits | node : node << layout.counter_bits() | counter;
+    return static_cast<int64_t>(ticks << layout.node_and_counter_bits() | low);
 }
 
-int64_t backfill_key(int64_t unix_us) noexcept {
-    return floor_div(unix_us, 1000);
+int64_t backfill_key(const Layout &layout, int64_t unix_us) noexcept {
+    return tick_start_ms(layout, ticks_of(layout, unix_us));
 }
 
 uint64_t backfill_per_namespace(const Layout &layout) noexcept {
@@ -84,59 +111,67 @@ Status at(const Layout &layout, int64_t unix_us, uint64_t lease, uint64_t offset
     // unix_us may be an int64 extreme (±infinity): compare before subtracting.
     if (unix_us < epoch_us)
         return Status::error(Errc::timestamp_out_of_range, "timestamp is before the sequencer's epoch");
-    const int64_t ms = floor_div(unix_us, 1000) - layout.epoch_unix_ms;
-    if (ms > kMaxMillis)
+    const int64_t ticks = ticks_of(layout, unix_us);
+    if (ticks > layout.max_ticks())
         return Status::error(Errc::timestamp_out_of_range,
-                             "timestamp is past the end of the sequencer's 41-bit time field");
+                             "timestamp is past the end of the sequencer's %d-bit time field",
+                             layout.time_bits());
     if (layout.backfill_nodes == 0)
         return Status::error(Errc::not_attached, "the sequencer reserves no node ids for backfill");
     if (lease >= static_cast<uint64_t>(layout.backfill_nodes) || offset >= backfill_per_namespace(layout))
         return Status::error(Errc::exhausted, "all %d node ids reserved for backfill are used",
                              layout.backfill_nodes);
     const uint64_t node = static_cast<uint64_t>(layout.max_nodes() - layout.backfill_nodes) + lease;
-    *id = compose(layout, static_cast<uint64_t>(ms), node, offset);
+    *id = compose(layout, static_cast<uint64_t>(ticks), node, offset);
     return Status::success();
 }
 
 Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept {
-    if (id < 0 && layout.width == Width::bits63)
-        return Status::error(Errc::value_out_of_range,
-                             "a Snowflake id is never negative in a layout that keeps the sign bit 0");
     const uint64_t bits = static_cast<uint64_t>(id);
+    if (layout.width() < 64 && bits >> layout.width() != 0)
+        return Status::error(Errc::value_out_of_range,
+                             layout.width() == 63
+                                 ? "a Snowflake id is never negative in a layout that keeps the sign bit 0"
+                                 : "a Snowflake id of this layout is below 2^%d",
+                             layout.width());
     const int cb = layout.counter_bits();
-    parts->unix_ms = layout.epoch_unix_ms + static_cast<int64_t>(bits >> layout.node_and_counter_bits());
-    parts->node = static_cast<int32_t>((bits >> cb) & ((uint64_t{1} << layout.node_bits) - 1));
-    parts->counter = static_cast<int32_t>(bits & ((uint64_t{1} << cb) - 1));
+    const uint64_t node_mask = (uint64_t{1} << layout.node_bits) - 1;
+    const uint64_t counter_mask = (uint64_t{1} << cb) - 1;
+    parts->unix_ms = tick_start_ms(layout, static_cast<int64_t>(bits >> layout.node_and_counter_bits()));
+    parts->node = static_cast<int32_t>((layout.node_lowest() ? bits : bits >> cb) & node_mask);
+    parts->counter =
+        static_cast<int32_t>((layout.node_lowest() ? bits >> layout.node_bits : bits) & counter_mask);
     return Status::success();
 }
 
 Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept {
-    // unix_us may be an int64 extreme (±infinity): compare before subtracting.
-    const int64_t epoch_us = layout.epoch_unix_ms * 1000;
-    if (unix_us < epoch_us) {
+    const int64_t ticks = ticks_of(layout, unix_us);
+    if (ticks < 0) {
         *id = 0;
         return Status::success();
     }
-    const int64_t ms = floor_div(unix_us, 1000) - layout.epoch_unix_ms;
-    if (unix_us > INT64_MAX - 1000 || ms > kMaxMillis)
+    if (ticks > layout.max_ticks())
         return Status::error(Errc::timestamp_out_of_range,
-                             "timestamp is past the end of the sequencer's 41-bit time field");
-    *id = compose(layout, static_cast<uint64_t>(ms), 0, 0);
+                             "timestamp is past the end of the sequencer's %d-bit time field",
+                             layout.time_bits());
+    *id = compose(layout, static_cast<uint64_t>(ticks), 0, 0);
     return Status::success();
 }
 
 uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept {
+    // The first tick that starts at or after the horizon.
     const int64_t ms = floor_div(horizon_unix_us + 999, 1000) - layout.epoch_unix_ms;
-    return ms <= 0 ? 0 : static_cast<uint64_t>(ms) << layout.counter_bits();
+    const int64_t ticks = floor_div(ms + layout.tick_ms() - 1, layout.tick_ms());
+    return ticks <= 0 ? 0 : static_cast<uint64_t>(ticks) << layout.counter_bits();
 }
 
 int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept {
-    return (layout.epoch_unix_ms + static_cast<int64_t>(position >> layout.counter_bits())) * 1000;
+    return tick_start_ms(layout, static_cast<int64_t>(position >> layout.counter_bits())) * 1000;
 }
 
 int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) noexcept {
     const uint64_t next_free = atomic_load(&clock.next_free);
-    return (layout.epoch_unix_ms + static_cast<int64_t>(next_free >> layout.counter_bits()) + 1) * 1000;
+    return tick_start_ms(layout, static_cast<int64_t>(next_free >> layout.counter_bits()) + 1) * 1000;
 }
 
 Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
@@ -147,25 +182,26 @@ Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_u
             Status::error(Errc::not_attached, "node id %d does not fit in the sequencer's %d node bits", node,
                           layout.node_bits));
     const int cb = layout.counter_bits();
-    const int64_t now_ms = floor_div(now_unix_us, 1000) - layout.epoch_unix_ms;
-    const int64_t limit_ms = now_ms + max_lead_ms;
+    const int64_t tick = layout.tick_ms();
+    const int64_t now = ticks_of(layout, now_unix_us);
+    const int64_t limit_ticks = now + max_lead_ms / tick;
     // The wall clock so far before the epoch that no id may be issued:
-    if (limit_ms < 0) return Next::waiting(-now_ms);
-    const uint64_t floor = now_ms <= 0 ? 0 : static_cast<uint64_t>(now_ms) << cb;
-    const uint64_t limit = ((static_cast<uint64_t>(limit_ms) + 1) << cb) - 1;
-    const uint64_t max_position = ((static_cast<uint64_t>(kMaxMillis) + 1) << cb) - 1;
+    if (limit_ticks < 0) return Next::waiting(-now * tick);
+    const uint64_t floor = now <= 0 ? 0 : static_cast<uint64_t>(now) << cb;
+    const uint64_t limit = ((static_cast<uint64_t>(limit_ticks) + 1) << cb) - 1;
+    const uint64_t max_position = ((static_cast<uint64_t>(layout.max_ticks()) + 1) << cb) - 1;
 
     const Draw d = draw_ordered(clock, run, floor, limit, max_position, uint64_t{1} << cb);
-    const int64_t ms = static_cast<int64_t>(d.position >> cb);
+    const int64_t ticks = static_cast<int64_t>(d.position >> cb);
     if (d.outcome == Draw::Outcome::exhausted)
         return Next::failed_with(
-            error, Status::error(Errc::exhausted,
-                                 "the sequencer's 41-bit time field is used up (epoch + 69.7 years)"));
-    if (d.outcome == Draw::Outcome::ahead) return Next::waiting(ms - now_ms);
+            error, Status::error(Errc::exhausted, "the sequencer's %d-bit time field is used up",
+                                 layout.time_bits()));
+    if (d.outcome == Draw::Outcome::ahead) return Next::waiting((ticks - now) * tick);
     const uint64_t counter = d.position & ((uint64_t{1} << cb) - 1);
-    const IdFields f{compose(layout, static_cast<uint64_t>(ms), static_cast<uint64_t>(node), counter),
-                     layout.epoch_unix_ms + ms};
-    return Next::issued_with(f, (f.unix_ms + 1) * 1000);
+    const IdFields f{compose(layout, static_cast<uint64_t>(ticks), static_cast<uint64_t>(node), counter),
+                     tick_start_ms(layout, ticks)};
+    return Next::issued_with(f, (f.unix_ms + tick) * 1000);
 }
 
 // Why no id of a retired generation lies past the bound retire() returns. The drawer D, bound to

@@ -1,10 +1,9 @@
-// Snowflake ids (Twitter's scheme, as snowcast and idgen lay it out): a 64-bit integer of 41
-// bits of milliseconds since the sequencer's epoch, log2(max_nodes) bits of node id and the
-// remaining bits a per-millisecond counter. max_nodes is a power of two from 128 to 8192 (as in snowcast). By
-// default the sign bit stays 0, so 15 down to 9 counter bits (32,768 down to 512 ids per millisecond per
-// node); Width::bits64 is snowcast's exact layout, one counter bit more and the top bit used. The generator
-// is a LogicalClock whose positions are (milliseconds << counter_bits | counter); the node id sits between
-// the two in the id.
+// Snowflake ids (Twitter's scheme, as snowcast and idgen lay it out, and the layouts of peers): a
+// 64-bit integer of a time field (ticks since the sequencer's epoch), log2(max_nodes) bits of node id
+// and the remaining bits a per-tick counter. The layout's kind fixes the tick, the time field's width
+// and how many of the 64 bits ids span (Kind below); the node count splits the rest between node and
+// counter. The generator is a LogicalClock whose positions are (ticks << counter_bits | counter); the
+// node id sits between the two in the id, or below both in Sonyflake's layout.
 #pragma once
 
 #include <cstdint>
@@ -15,39 +14,54 @@
 
 namespace idgen::snowflake {
 
-constexpr int kTimeBits = 41;
-constexpr int32_t kMinNodes = 128;
+// The node ids a server can hold (idgen.node_id, a cluster lease, a Citus group): 0 .. kMaxNodes - 1.
+// A layout with more node ids (Sonyflake's 65,536 machine ids) is used by servers below it.
 constexpr int32_t kMaxNodes = 8192;
-constexpr int64_t kMaxMillis = (int64_t{1} << kTimeBits) - 1;
 
-// How many bits of the 64 an id spans: the time field is the top 41 of them, node and counter
-// share the rest.
-// - bits63 (the default): the sign bit stays 0, so every id is a positive int64 and int64 order
-//   is time order for the whole time field; node and counter share 22 bits.
-// - bits64 (snowcast's layout: id = ms << 23 | node << (23 - node_bits) | counter):
-//   node and counter share 23 bits, twice the ids per millisecond; from 2^40 ms (34.8 years)
-//   after the epoch on, ids have the top bit set, negative as an int64, so only their unsigned
-//   order is time order.
-enum class Width { bits63, bits64 };
+// The layouts a sequencer can have:
+// - idgen (the default): 41 bits of milliseconds, node and counter in 22 bits below them, the sign
+//   bit 0: every id is a positive int64 and int64 order is time order for the whole time field.
+//   With 1,024 nodes it is Twitter's layout, and Discord's until 2^41 ms after the epoch.
+// - snowcast (snowcast's layout: id = ms << 23 | node << (23 - node_bits) | counter): node and
+//   counter share 23 bits, twice the ids per millisecond; from 2^40 ms (34.8 years) after the epoch
+//   on, ids have the top bit set, negative as an int64, so only their unsigned order is time order.
+// - sonyflake (Sony's: id = ticks << 24 | counter << 16 | machine): 39 bits of 10 ms ticks (174
+//   years), an 8-bit counter, then a 16-bit machine id (65,536 node ids) in the lowest bits; the sign
+//   bit 0.
+// - javascript: ids below 2^53, so every id is an exact JavaScript number: 41 bits of milliseconds,
+//   node and counter in the 12 bits below them.
+enum class Kind { idgen, snowcast, sonyflake, javascript };
 
 struct Layout {
     int64_t epoch_unix_ms;
-    int node_bits;  // 7 .. 13
+    int node_bits;  // from node_bits_for()
     // The top backfill_nodes node ids are reserved for retrospective ids (snowflake_at); live
     // generation uses the node ids below them.
     int32_t backfill_nodes = 0;
-    Width width = Width::bits63;
-    int node_and_counter_bits() const noexcept { return (width == Width::bits64 ? 64 : 63) - kTimeBits; }
+    Kind kind = Kind::idgen;
+    int width() const noexcept {  // how many of the 64 bits ids span, from the lowest
+        return kind == Kind::snowcast ? 64 : kind == Kind::javascript ? 53 : 63;
+    }
+    int time_bits() const noexcept { return kind == Kind::sonyflake ? 39 : 41; }
+    int64_t tick_ms() const noexcept { return kind == Kind::sonyflake ? 10 : 1; }
+    bool node_lowest() const noexcept { return kind == Kind::sonyflake; }
+    int node_and_counter_bits() const noexcept { return width() - time_bits(); }
     int counter_bits() const noexcept { return node_and_counter_bits() - node_bits; }
     int32_t max_nodes() const noexcept { return int32_t{1} << node_bits; }
+    int64_t max_ticks() const noexcept { return (int64_t{1} << time_bits()) - 1; }
 };
 
-// log2 of max_nodes rounded up to a power of two; Errc::invalid_parameter outside 128..8192.
-Status node_bits_for(int32_t max_nodes, int *node_bits) noexcept;
+// The Unix time (ms) at which the layout's time field runs out: no id has a time at or after it.
+int64_t runs_out_unix_ms(const Layout &layout) noexcept;
 
-// An epoch must be a whole millisecond, not after `now`, and recent enough that the 41-bit
-// time field still has room (Errc::invalid_parameter otherwise).
-Status check_epoch(int64_t epoch_unix_us, int64_t now_unix_us) noexcept;
+// log2 of max_nodes rounded up to a power of two; Errc::invalid_parameter outside the node counts
+// the kind allows: 128..8192 for idgen and snowcast, 65,536 (16 bits) for sonyflake, 16..512 for
+// javascript (at least 3 counter bits).
+Status node_bits_for(Kind kind, int32_t max_nodes, int *node_bits) noexcept;
+
+// An epoch must be a whole millisecond, not after `now`, and recent enough that the layout's
+// time field has not run out (Errc::invalid_parameter otherwise).
+Status check_epoch(const Layout &layout, int64_t epoch_unix_us, int64_t now_unix_us) noexcept;
 
 // Whether `node` is a node id live generation may use (0 .. max_nodes - backfill_nodes - 1).
 bool node_fits(const Layout &layout, int32_t node) noexcept;
@@ -56,19 +70,19 @@ bool node_fits(const Layout &layout, int32_t node) noexcept;
 Status check_backfill_nodes(const Layout &layout, int32_t backfill_nodes) noexcept;
 
 struct Parts {
-    int64_t unix_ms;
+    int64_t unix_ms;  // the start of the id's tick
     int32_t node;
     int32_t counter;
 };
 
-// time = the id's top 41 bits (unsigned), node and counter below them. Errc::value_out_of_range
-// for a negative id in Width::bits63 (whose sign bit is never set); in Width::bits64 every id
-// decodes.
+// The time field, node and counter of an id. Errc::value_out_of_range for an id with a bit set
+// above the layout's width (a negative id where the sign bit stays 0, 2^53 or more in javascript);
+// in snowcast every id decodes.
 Status decode(const Layout &layout, int64_t id, Parts *parts) noexcept;
 
-// The smallest id any node can issue in the millisecond holding `unix_us`, in the unsigned order
-// of ids; 0 before the epoch (every id is at least that); Errc::timestamp_out_of_range past the
-// time field. In Width::bits63 it is also the smallest as an int64. In Width::bits64 the
+// The smallest id any node can issue in the tick holding `unix_us`, in the unsigned order of ids;
+// 0 before the epoch (every id is at least that); Errc::timestamp_out_of_range past the time
+// field. Where the sign bit stays 0 it is also the smallest as an int64. In snowcast the
 // millisecond's ids are min_id .. min_id + 2^23 - 1 as int64 too, but the result is negative
 // from 2^40 ms after the epoch on: then the ids of that millisecond and later are those with
 // min_id <= id < 0; before it, those with id >= min_id or id < 0.
@@ -78,24 +92,24 @@ Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept;
 // before a durable horizon (every id issued so far ends at or before `horizon_unix_us`).
 uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept;
 
-// The Unix time at which clock position `position` starts (the start of its millisecond).
+// The Unix time at which clock position `position` starts (the start of its tick).
 int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept;
 
 // A Unix time at or after the end of every id `clock` has handed out under `layout` (positions
 // are taken before ids are handed out, so this holds whatever is in flight).
 int64_t issued_bound_unix_us(const Layout &layout, const LogicalClock &clock) noexcept;
 
-// An issued id (logical_clock.hpp's Drawn): its end_unix_us is when its millisecond ends.
+// An issued id (logical_clock.hpp's Drawn): its end_unix_us is when its tick ends.
 struct IdFields {
     int64_t id;
-    int64_t unix_ms;  // the id's millisecond
+    int64_t unix_ms;  // the start of the id's tick
 };
 using Next = Drawn<IdFields>;
 
 // Draws the next id for `node` at wall-clock time `now_unix_us`, running at most
-// `max_lead_ms` ahead of it. Failures (kind failed, reason in *error): the node does not fit
-// (not_attached), the time field is used up (exhausted). With `run`, from this session's run of
-// positions (session_run.hpp).
+// `max_lead_ms` ahead of it (whole ticks of it). Failures (kind failed, reason in *error): the node does not
+// fit (not_attached), the time field is used up (exhausted). With `run`, from this session's run of positions
+// (session_run.hpp).
 Next next(LogicalClock *clock, const Layout &layout, int32_t node, int64_t now_unix_us, int64_t max_lead_ms,
           Status *error, PositionRun *run = nullptr) noexcept;
 
@@ -118,8 +132,9 @@ int64_t retire(LogicalClock *clock, uint64_t *generation, const Layout &layout) 
 
 // Retrospective ids (snowflake_at): namespace `lease` is reserved node id
 // max_nodes - backfill_nodes + lease, so the namespaces of one session come in increasing node
-// order; an offset is a counter value (2^counter_bits per millisecond and namespace).
-int64_t backfill_key(int64_t unix_us) noexcept;  // the millisecond the counters are kept per
+// order; an offset is a counter value (2^counter_bits per tick and namespace).
+// The tick the counters are kept per, as the Unix millisecond it starts at.
+int64_t backfill_key(const Layout &layout, int64_t unix_us) noexcept;
 uint64_t backfill_per_namespace(const Layout &layout) noexcept;
 
 // In cluster mode namespaces are never recycled (registry_batch.hpp), so each reserved node
@@ -139,7 +154,7 @@ bool group_backfill_namespace(const Layout &layout, uint64_t group, uint64_t res
 void cluster_backfill_position(const Layout &layout, uint64_t v, uint64_t offset, uint64_t *lease,
                                uint64_t *node_offset) noexcept;
 
-// The id at `offset` of namespace `lease` in the millisecond of `unix_us`. Errors: the time is
+// The id at `offset` of namespace `lease` in the tick of `unix_us`. Errors: the time is
 // before the epoch or past the time field (timestamp_out_of_range), the layout reserves no
 // node ids (not_attached), the lease is past the reserved ones (exhausted).
 Status at(const Layout &layout, int64_t unix_us, uint64_t lease, uint64_t offset, int64_t *id) noexcept;

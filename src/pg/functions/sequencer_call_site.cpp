@@ -40,17 +40,16 @@ bool still_bound(const CachedSequencer *e) {
     return e->slot != nullptr && atomic_load(&e->slot->generation) == e->generation;
 }
 
-void definition_text(int64_t epoch_unix_ms, int32 max_nodes, int32 backfill_nodes, snowflake::Width width,
+void definition_text(int64_t epoch_unix_ms, int32 max_nodes, int32 backfill_nodes, snowflake::Kind kind,
                      char *out) {
     snprintf(out, kDefinitionText,
              "{\"backfill_nodes\":%d,\"epoch_ms\":%lld,\"layout\":\"%s\",\"max_nodes\":%d}", backfill_nodes,
-             static_cast<long long>(epoch_unix_ms), layout_name(width), max_nodes);
+             static_cast<long long>(epoch_unix_ms), layout_name(kind), max_nodes);
 }
 
 // The definition text of a cached sequencer.
 void definition_text(const SequencerDefinition &def, char *out) {
-    definition_text(def.layout.epoch_unix_ms, def.max_nodes, def.layout.backfill_nodes, def.layout.width,
-                    out);
+    definition_text(def.layout.epoch_unix_ms, def.max_nodes, def.layout.backfill_nodes, def.layout.kind, out);
 }
 
 Claim *claim_of(ClusterShared *cluster, CachedSequencer *site) {

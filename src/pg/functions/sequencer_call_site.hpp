@@ -20,7 +20,7 @@ bool still_bound(const CachedSequencer *e);
 
 // A definition as the cluster registry compares it (cluster mode): canonical JSON, keys sorted,
 // into out (kDefinitionText bytes).
-void definition_text(int64_t epoch_unix_ms, int32 max_nodes, int32 backfill_nodes, snowflake::Width width,
+void definition_text(int64_t epoch_unix_ms, int32 max_nodes, int32 backfill_nodes, snowflake::Kind kind,
                      char *out);
 void definition_text(const SequencerDefinition &def, char *out);
 

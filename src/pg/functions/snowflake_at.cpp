@@ -45,7 +45,7 @@ static int64_t citus_snowflake_at(SharedState *shared, const CachedSequencer *si
                      "max_nodes (a wider counter).")));
     const BackfillDraw d = draw_backfill(shared, space, snowflake::cluster_backfill_per_namespace(layout),
                                          static_cast<uint64_t>(layout.backfill_nodes), 1,
-                                         snowflake::backfill_key(us), "snowflake_at()");
+                                         snowflake::backfill_key(layout, us), "snowflake_at()");
     (void)snowflake::group_backfill_namespace(layout, static_cast<uint64_t>(group), d.ns, &v);
     uint64_t lease = 0, offset = 0;
     snowflake::cluster_backfill_position(layout, v, d.offset, &lease, &offset);
@@ -87,7 +87,7 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
         const uint64_t windows = snowflake::cluster_backfill_windows(layout);
         const BackfillDraw d = draw_backfill(shared, space, snowflake::cluster_backfill_per_namespace(layout),
                                              snowflake::cluster_backfill_namespaces(layout), windows,
-                                             snowflake::backfill_key(us), "snowflake_at()");
+                                             snowflake::backfill_key(layout, us), "snowflake_at()");
         uint64_t lease = 0, offset = 0;
         snowflake::cluster_backfill_position(layout, d.ns, d.offset, &lease, &offset);
         check(snowflake::at(layout, us, lease, offset, &id));
@@ -112,7 +112,7 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
                          own_node, site->def.name)));
     const BackfillDraw d = draw_backfill(shared, space, snowflake::backfill_per_namespace(layout),
                                          static_cast<uint64_t>(layout.backfill_nodes), 1,
-                                         snowflake::backfill_key(us), "snowflake_at()");
+                                         snowflake::backfill_key(layout, us), "snowflake_at()");
     check(snowflake::at(layout, us, d.ns, d.offset, &id));
     PG_RETURN_INT64(id);
 }

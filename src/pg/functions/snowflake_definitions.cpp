@@ -50,7 +50,7 @@ Datum idgen_snowflake_check_definition(PG_FUNCTION_ARGS) {
         keep_in_cluster_at_commit(text_to_cstring(PG_GETARG_TEXT_PP(0)));
         char definition[kDefinitionText];
         definition_text(unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1)) / 1000, nodes, backfill_nodes,
-                        layout_width(layout), definition);
+                        layout_kind(layout), definition);
         cluster_register(cluster, text_to_cstring(PG_GETARG_TEXT_PP(0)), definition, nodes - backfill_nodes);
     }
     PG_RETURN_INT32(nodes);
@@ -71,9 +71,9 @@ Datum idgen_snowflake_state(PG_FUNCTION_ARGS) {
     const Oid table = PG_GETARG_OID(0);
     const int64 definition_id = PG_GETARG_INT64(1);
     int node_bits = 0;
-    check(snowflake::node_bits_for(PG_GETARG_INT32(2), &node_bits), "max_nodes");
-    const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3),
-                                   layout_width(layout_arg(fcinfo, 4))};
+    const snowflake::Kind kind = layout_kind(layout_arg(fcinfo, 4));
+    check(snowflake::node_bits_for(kind, PG_GETARG_INT32(2), &node_bits), "max_nodes");
+    const snowflake::Layout layout{0, node_bits, backfill_nodes_arg(fcinfo, 3), kind};
 
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)

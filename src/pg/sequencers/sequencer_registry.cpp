@@ -41,43 +41,48 @@ int sequencer_name_length(const text *name, NameUse use) {
     pg_unreachable();
 }
 
-const char *layout_name(snowflake::Width width) {
-    return width == snowflake::Width::bits64 ? "snowcast" : "idgen";
+// The layouts by the names SQL knows them by, in Kind's order.
+static const char *const kLayoutNames[] = {"idgen", "snowcast", "sonyflake", "javascript"};
+
+const char *layout_name(snowflake::Kind kind) {
+    return kLayoutNames[static_cast<int>(kind)];
 }
 
-snowflake::Width layout_width(const text *layout) {
-    if (layout == nullptr) return snowflake::Width::bits63;
+snowflake::Kind layout_kind(const text *layout) {
+    if (layout == nullptr) return snowflake::Kind::idgen;
     const int len = VARSIZE_ANY_EXHDR(layout);
     const char *chars = VARDATA_ANY(layout);
-    if (len == 5 && memcmp(chars, "idgen", 5) == 0) return snowflake::Width::bits63;
-    if (len == 8 && memcmp(chars, "snowcast", 8) == 0) return snowflake::Width::bits64;
+    for (int k = 0; k < static_cast<int>(lengthof(kLayoutNames)); k++)
+        if (static_cast<size_t>(len) == strlen(kLayoutNames[k]) && memcmp(chars, kLayoutNames[k], len) == 0)
+            return static_cast<snowflake::Kind>(k);
     ereport(ERROR,
             (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
              errmsg("unknown Snowflake layout \"%.*s\"", quoted_length(chars, len), chars),
-             errhint("Use 'idgen' (the default: ids stay positive) or 'snowcast' (all 64 bits, as snowcast "
-                     "lays them out: twice the ids per millisecond).")));
+             errhint("Use 'idgen' (the default: ids stay positive), 'snowcast' (all 64 bits, as snowcast "
+                     "lays them out), 'sonyflake' (Sony's: 10 ms ticks, 65,536 machine ids) or "
+                     "'javascript' (ids below 2^53).")));
     pg_unreachable();
 }
 
-static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes, snowflake::Width width) {
+static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes, snowflake::Kind kind) {
     int node_bits = 0;
-    check(snowflake::node_bits_for(max_nodes, &node_bits), "max_nodes");
+    check(snowflake::node_bits_for(kind, max_nodes, &node_bits), "max_nodes");
     // The epoch's millisecond rounded towards the past, as every layout rounds times.
-    return snowflake::Layout{floor_div(unix_micros_from_timestamptz(epoch), 1000), node_bits, 0, width};
+    return snowflake::Layout{floor_div(unix_micros_from_timestamptz(epoch), 1000), node_bits, 0, kind};
 }
 
 snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name) {
     if (TIMESTAMP_NOT_FINITE(epoch))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a sequencer epoch must be a finite time")));
-    return layout_of(epoch, max_nodes, layout_width(layout_name));
+    return layout_of(epoch, max_nodes, layout_kind(layout_name));
 }
 
 int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes, int32 backfill_nodes,
                                  const text *layout_name) {
     sequencer_name_length(name, NameUse::create);
     const snowflake::Layout layout = explicit_layout(epoch, max_nodes, layout_name);
-    check(snowflake::check_epoch(unix_micros_from_timestamptz(epoch), now_unix_us()));
+    check(snowflake::check_epoch(layout, unix_micros_from_timestamptz(epoch), now_unix_us()));
     check(snowflake::check_backfill_nodes(layout, backfill_nodes), "backfill_nodes");
     return layout.max_nodes();
 }
@@ -123,9 +128,9 @@ static bool read_sequencer_definition(Oid schema, const text *name, SequencerDef
     out->key.table = DatumGetObjectId(SPI_getbinval(row, desc, 4, &isnull));
     const int32 backfill_nodes = DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull));
     out->backfill_owner = DatumGetInt32(SPI_getbinval(row, desc, 6, &isnull));
-    const snowflake::Width width = layout_width(DatumGetTextPP(SPI_getbinval(row, desc, 7, &isnull)));
+    const snowflake::Kind kind = layout_kind(DatumGetTextPP(SPI_getbinval(row, desc, 7, &isnull)));
     SPI_finish();
-    out->layout = layout_of(epoch, out->max_nodes, width);
+    out->layout = layout_of(epoch, out->max_nodes, kind);
     out->layout.backfill_nodes = backfill_nodes;
     return true;
 }

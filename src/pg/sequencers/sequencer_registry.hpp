@@ -41,15 +41,15 @@ uint64 sequencer_name_hash(const char *name, size_t len);
 
 void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out);
 
-// The width of a layout name: 'idgen' (also for nullptr: a schema before 0.6.0 has no layout) or
-// 'snowcast'; anything else raises 22023.
-snowflake::Width layout_width(const text *layout);
+// The kind of a layout name: 'idgen' (also for nullptr: a schema before 0.6.0 has no layout),
+// 'snowcast', 'sonyflake' or 'javascript'; anything else raises 22023.
+snowflake::Kind layout_kind(const text *layout);
 // A layout given explicitly (a finite epoch, max_nodes, the layout's name) rather than through a
-// sequencer's definition: 22023 for an epoch that is not finite or a max_nodes that is not a
-// power of two from 128 to 8192.
+// sequencer's definition: 22023 for an epoch that is not finite or a max_nodes outside the
+// layout's node counts (snowflake::node_bits_for).
 snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name);
-// The name layout_width reads for `width` (the registry compares definitions by it).
-const char *layout_name(snowflake::Width width);
+// The name layout_kind reads for `kind` (the registry compares definitions by it).
+const char *layout_name(snowflake::Kind kind);
 
 // Validates a new definition for snowflake_create: returns max_nodes rounded up to a power of
 // two, or raises 22023 (also for backfill_nodes outside 0 .. max_nodes - 1, or an unknown layout).
