@@ -540,75 +540,104 @@ COMMENT ON FUNCTION unique_timestamp_to_timestamptz(bigint) IS
     'A unique timestamp as timestamptz (sub-microsecond digits truncated)';
 
 -- ---- Snowflake ids under a layout given explicitly --------------------------------------------
--- The top 41 of an id's `width` bits are milliseconds since the epoch (read unsigned), node and
--- counter share the rest: width 63 in layout idgen (the sign bit stays 0), 64 in snowcast's.
--- The epoch's millisecond is its Unix microseconds divided by 1000 towards the past, as every
--- layout rounds times (numeric division: exact, then floored).
+-- An id spans `width` of the 64 bits: the top `time_bits` of them are ticks of `tick_ms` since the
+-- epoch (read unsigned), node and counter share the rest (the node id below the counter in
+-- Sony's layout, above it in the others). idgen: width 63 (the sign bit stays 0), 41 bits of ms;
+-- snowcast: width 64; sonyflake: width 63, 39 bits of 10 ms ticks, 16 node bits; javascript:
+-- width 53 (ids below 2^53). The epoch's millisecond is its Unix microseconds divided by 1000
+-- towards the past, as every layout rounds times (numeric division: exact, then floored).
 
-CREATE OR REPLACE FUNCTION _idgen_snowflake_width(epoch timestamptz, max_nodes integer, layout text) RETURNS integer
+CREATE OR REPLACE FUNCTION _idgen_snowflake_shape(epoch timestamptz, max_nodes integer, layout text) RETURNS integer[]
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 DECLARE
     quoted text;
+    least_nodes integer := CASE layout WHEN 'sonyflake' THEN 65536 WHEN 'javascript' THEN 16 ELSE 128 END;
+    most_nodes integer := CASE layout WHEN 'sonyflake' THEN 65536 WHEN 'javascript' THEN 512 ELSE 8192 END;
 BEGIN
     IF NOT isfinite(epoch) THEN
         RAISE EXCEPTION 'a sequencer epoch must be a finite time' USING ERRCODE = '22023';
     END IF;
-    IF layout NOT IN ('idgen', 'snowcast') THEN
+    IF layout NOT IN ('idgen', 'snowcast', 'sonyflake', 'javascript') THEN
         quoted := left(layout, 64);  -- at most 64 bytes of it
         WHILE octet_length(quoted) > 64 LOOP
             quoted := left(quoted, -1);
         END LOOP;
         RAISE EXCEPTION 'unknown Snowflake layout "%"', quoted USING ERRCODE = '22023',
-            HINT = 'Use ''idgen'' (the default: ids stay positive) or ''snowcast'' (all 64 bits, as snowcast lays them out: twice the ids per millisecond).';
+            HINT = 'Use ''idgen'' (the default: ids stay positive), ''snowcast'' (all 64 bits, as snowcast lays them out), ''sonyflake'' (Sony''s: 10 ms ticks, 65,536 machine ids) or ''javascript'' (ids below 2^53).';
     END IF;
-    IF max_nodes NOT BETWEEN 128 AND 8192 THEN
-        RAISE EXCEPTION 'max_nodes: node count % is outside 128..8192', max_nodes USING ERRCODE = '22023';
+    IF max_nodes NOT BETWEEN least_nodes AND most_nodes THEN
+        IF least_nodes = most_nodes THEN
+            RAISE EXCEPTION 'max_nodes: node count % is not %, the only one of the layout', max_nodes, least_nodes
+                USING ERRCODE = '22023';
+        END IF;
+        RAISE EXCEPTION 'max_nodes: node count % is outside %..%', max_nodes, least_nodes, most_nodes
+            USING ERRCODE = '22023';
     END IF;
-    RETURN CASE layout WHEN 'idgen' THEN 63 ELSE 64 END;
+    RETURN ARRAY[CASE layout WHEN 'snowcast' THEN 64 WHEN 'javascript' THEN 53 ELSE 63 END,  -- width
+                 CASE layout WHEN 'sonyflake' THEN 39 ELSE 41 END,                          -- time bits
+                 CASE layout WHEN 'sonyflake' THEN 10 ELSE 1 END,                           -- tick (ms)
+                 length(ltrim((max_nodes - 1)::bit(32)::text, '0'))];  -- node bits: max_nodes rounded up to a power of two
 END
 $$;
-COMMENT ON FUNCTION _idgen_snowflake_width(timestamptz, integer, text) IS
-    'internal: how many bits of 64 the ids of a layout span (63 or 64), once the layout is known to be valid (22023 if not)';
+COMMENT ON FUNCTION _idgen_snowflake_shape(timestamptz, integer, text) IS
+    'internal: how a layout splits an id, as {width of the 64 bits, time field bits, tick in ms, node bits}, once the layout is known to be valid (22023 if not)';
 
-CREATE OR REPLACE FUNCTION _idgen_snowflake_time_field(id bigint, width integer) RETURNS bigint
-    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-AS $$
-BEGIN
-    IF id < 0 AND width = 63 THEN
-        RAISE EXCEPTION 'a Snowflake id is never negative in a layout that keeps the sign bit 0' USING ERRCODE = '22003';
-    END IF;
-    RETURN (id >> (width - 41)) & 2199023255551;  -- 2^41 - 1: the field read unsigned
-END
-$$;
-COMMENT ON FUNCTION _idgen_snowflake_time_field(bigint, integer) IS
-    'internal: the milliseconds since the epoch of a Snowflake id (22003 for a negative id of width 63)';
+CREATE OR REPLACE FUNCTION _idgen_snowflake_span_ms(shape integer[]) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN (1::bigint << shape[2]) * shape[3];
+COMMENT ON FUNCTION _idgen_snowflake_span_ms(integer[]) IS
+    'internal: how long the time field of a layout of this shape lasts, in milliseconds';
 
-CREATE OR REPLACE FUNCTION _idgen_snowflake_min_id(unix_micros bigint, epoch_ms bigint, width integer) RETURNS bigint
+CREATE OR REPLACE FUNCTION _idgen_snowflake_time_field(id bigint, shape integer[]) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
 DECLARE
+    width integer := shape[1];
+    time_bits integer := shape[2];
+BEGIN
+    IF width < 64 AND (id < 0 OR id >> width <> 0) THEN
+        IF width = 63 THEN
+            RAISE EXCEPTION 'a Snowflake id is never negative in a layout that keeps the sign bit 0' USING ERRCODE = '22003';
+        END IF;
+        RAISE EXCEPTION 'a Snowflake id of this layout is below 2^%', width USING ERRCODE = '22003';
+    END IF;
+    RETURN ((id >> (width - time_bits)) & ((1::bigint << time_bits) - 1)) * shape[3];  -- the field read unsigned
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_time_field(bigint, integer[]) IS
+    'internal: the milliseconds from the epoch to the tick of a Snowflake id (22003 for an id with a bit set above the layout''s width)';
+
+CREATE OR REPLACE FUNCTION _idgen_snowflake_min_id(unix_micros bigint, epoch_ms bigint, shape integer[]) RETURNS bigint
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+DECLARE
+    width integer := shape[1];
+    time_bits integer := shape[2];
+    tick_ms integer := shape[3];
     ms bigint;
+    ticks bigint;
 BEGIN
     -- unix_micros may be an int64 extreme (±infinity): compare before subtracting.
     IF unix_micros < epoch_ms * 1000 THEN
         RETURN 0;
     END IF;
     ms := unix_micros / 1000 - (unix_micros % 1000 < 0)::integer - epoch_ms;  -- the millisecond, floored
-    IF unix_micros > 9223372036854774807 OR ms > 2199023255551 THEN
-        RAISE EXCEPTION 'timestamp is past the end of the sequencer''s 41-bit time field' USING ERRCODE = '22008';
+    ticks := ms / tick_ms;  -- not negative: floored
+    IF unix_micros > 9223372036854774807 OR ticks > (1::bigint << time_bits) - 1 THEN
+        RAISE EXCEPTION 'timestamp is past the end of the sequencer''s %-bit time field', time_bits USING ERRCODE = '22008';
     END IF;
-    RETURN ms << (width - 41);  -- in width 64 the top bit may be set: a negative id
+    RETURN ticks << (width - time_bits);  -- in width 64 the top bit may be set: a negative id
 END
 $$;
-COMMENT ON FUNCTION _idgen_snowflake_min_id(bigint, bigint, integer) IS
-    'internal: the first id of the millisecond of a Unix time in microseconds (0 before the epoch; 22008 past the time field)';
+COMMENT ON FUNCTION _idgen_snowflake_min_id(bigint, bigint, integer[]) IS
+    'internal: the first id of the tick of a Unix time in microseconds (0 before the epoch; 22008 past the time field)';
 
 CREATE OR REPLACE FUNCTION snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 8192,
         layout text DEFAULT 'idgen') RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
-                          + _idgen_snowflake_time_field(id, _idgen_snowflake_width(epoch, max_nodes, layout)), 0);
+                          + _idgen_snowflake_time_field(id, _idgen_snowflake_shape(epoch, max_nodes, layout)), 0);
 COMMENT ON FUNCTION snowflake_timestamp(bigint, timestamptz, integer, text) IS
     'The millisecond a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
 
@@ -616,9 +645,17 @@ CREATE OR REPLACE FUNCTION snowflake_min_id(ts timestamptz, epoch timestamptz, m
         layout text DEFAULT 'idgen') RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_snowflake_min_id(_idgen_unix_micros(ts), floor(_idgen_unix_micros(epoch) / 1000.0)::bigint,
-                               _idgen_snowflake_width(epoch, max_nodes, layout));
+                               _idgen_snowflake_shape(epoch, max_nodes, layout));
 COMMENT ON FUNCTION snowflake_min_id(timestamptz, timestamptz, integer, text) IS
     'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond of ts; immutable, for partition bounds';
+
+CREATE OR REPLACE FUNCTION snowflake_runs_out(epoch timestamptz, layout text DEFAULT 'idgen') RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
+                          + _idgen_snowflake_span_ms(_idgen_snowflake_shape(epoch, CASE layout WHEN 'sonyflake' THEN 65536 ELSE 128 END,
+                                                                            layout)), 0);
+COMMENT ON FUNCTION snowflake_runs_out(timestamptz, text) IS
+    'When the time field of a layout with this epoch runs out: no id of it can be issued at or after that time (idgen, snowcast and javascript: epoch + 2^41 ms, 69.7 years; sonyflake: epoch + 2^39 ticks of 10 ms, 174 years)';
 
 -- ---- The node id: which server of an id space this database is ------------------------------
 -- Servers that make ids of one id space (a fleet, or both sides of a blue/green move) keep them
@@ -983,13 +1020,32 @@ COMMENT ON FUNCTION typeid_at(text, timestamptz) IS
 CREATE TABLE IF NOT EXISTS snowflake_definitions (
     name text PRIMARY KEY CHECK (octet_length(name) BETWEEN 1 AND 63),
     epoch timestamptz NOT NULL,
-    max_nodes integer NOT NULL CHECK (max_nodes IN (128, 256, 512, 1024, 2048, 4096, 8192)),
+    max_nodes integer NOT NULL,
     backfill_nodes integer NOT NULL CHECK (backfill_nodes >= 0 AND backfill_nodes < max_nodes),
-    layout text NOT NULL CHECK (layout IN ('idgen', 'snowcast')),
+    layout text NOT NULL,
     node_bits integer NOT NULL,
     counter_bits integer NOT NULL,
-    serial regclass NOT NULL
+    serial regclass NOT NULL,
+    tick_ms integer NOT NULL DEFAULT 1  -- the time field's unit: 10 in sonyflake, else 1
 );
+-- (the layouts and node counts of earlier versions are among these; a definition of one of them
+-- has ticks of 1 ms)
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'snowflake_definitions'::regclass AND attname = 'tick_ms') THEN
+        ALTER TABLE snowflake_definitions ADD COLUMN tick_ms integer NOT NULL DEFAULT 1;
+    END IF;
+    IF EXISTS (SELECT FROM pg_constraint WHERE conrelid = 'snowflake_definitions'::regclass
+                                           AND conname = 'snowflake_definitions_max_nodes_check') THEN
+        ALTER TABLE snowflake_definitions DROP CONSTRAINT snowflake_definitions_max_nodes_check,
+                                          DROP CONSTRAINT snowflake_definitions_layout_check;
+    END IF;
+    ALTER TABLE snowflake_definitions
+        ADD CONSTRAINT snowflake_definitions_max_nodes_check
+            CHECK (max_nodes IN (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 65536)),
+        ADD CONSTRAINT snowflake_definitions_layout_check CHECK (layout IN ('idgen', 'snowcast', 'sonyflake', 'javascript'));
+END
+$$;
 COMMENT ON TABLE snowflake_definitions IS
     'Snowflake sequencer definitions of the plain-SQL edition, each with its sequence; change them with snowflake_create and snowflake_drop';
 
@@ -1010,17 +1066,15 @@ CREATE OR REPLACE FUNCTION _idgen_snowflake_create(definitions regclass, name te
 AS $$
 DECLARE
     schema text := (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = definitions);
-    width integer;
-    node_bits integer := length(ltrim(max_nodes::bit(32)::text, '0')) - 1;
+    l integer[];  -- {width, time bits, tick, node bits}
+    counter_bits integer;
     serial text;
     existing record;
     ends bigint;
 BEGIN
-    IF name IS NULL OR epoch IS NULL OR max_nodes IS NULL OR backfill_nodes IS NULL OR layout IS NULL THEN
-        RAISE EXCEPTION 'snowflake_create: name, epoch, max_nodes, backfill_nodes and layout must not be NULL'
-            USING ERRCODE = '22004';
-    END IF;
-    EXECUTE format('SELECT %s._idgen_snowflake_width($1, $2, $3)', schema) INTO width USING epoch, max_nodes, layout;
+    EXECUTE format('SELECT %s._idgen_snowflake_shape($1, $2, $3)', schema) INTO l USING epoch, max_nodes, layout;
+    counter_bits := l[1] - l[2] - l[4];
+    max_nodes := 1 << l[4];
     IF epoch < '1970-01-01 00:00:00+00' OR epoch > clock_timestamp() THEN
         RAISE EXCEPTION 'a sequencer epoch must lie between 1970-01-01 and now' USING ERRCODE = '22023';
     END IF;
@@ -1045,37 +1099,118 @@ BEGIN
     -- it is taken as it is, so that no value it gave is given again.
     EXECUTE format(CASE WHEN to_regclass(serial) IS NULL THEN 'CREATE' ELSE 'ALTER' END
                    || ' SEQUENCE %s MINVALUE 0 MAXVALUE %s NO CYCLE', serial,
-                   (2199023255552::numeric * 2 ^ (width - 41 - node_bits) - 1)::bigint);
-    EXECUTE format('INSERT INTO %s VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', definitions)
-        USING name, epoch, max_nodes, backfill_nodes, layout, node_bits, width - 41 - node_bits, serial::regclass;
-    -- Made again after a drop: the first value's millisecond past every id of the dropped one.
+                   (2::numeric ^ (l[2] + counter_bits) - 1)::bigint);
+    EXECUTE format('INSERT INTO %s VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', definitions)
+        USING name, epoch, max_nodes, backfill_nodes, layout, l[4], counter_bits, serial::regclass, l[3];
+    -- Made again after a drop: the first value's tick past every id of the dropped one.
     EXECUTE format('SELECT ends_unix_ms - floor(extract(epoch FROM $1) * 1000)::bigint FROM %s._idgen_snowflake_retired
                     WHERE name = $2', schema) INTO ends USING epoch, name;
     IF ends > 0 THEN
-        PERFORM setval(serial::regclass, ends << (width - 41 - node_bits), false);
+        PERFORM setval(serial::regclass, ((ends + l[3] - 1) / l[3]) << counter_bits, false);
     END IF;
 END
 $$;
 COMMENT ON FUNCTION _idgen_snowflake_create(regclass, text, timestamptz, integer, integer, text) IS
-    'internal: snowflake_create''s work, given the definitions table (whose schema holds the edition)';
+    'internal: snowflake_create''s work, given the definitions table (whose schema holds the edition), once the preset and defaults are applied';
 
-CREATE OR REPLACE FUNCTION snowflake_create(name text, epoch timestamptz DEFAULT '2020-01-01 00:00:00+00',
-        max_nodes integer DEFAULT 8192, backfill_nodes integer DEFAULT 0, layout text DEFAULT 'idgen') RETURNS void
+-- Layouts people already use, under names: snowflake_create(name, preset => ...) takes a
+-- preset's epoch, node count and layout where they are not given.
+CREATE OR REPLACE VIEW snowflake_presets (name, epoch, max_nodes, layout, description) AS
+VALUES ('twitter'::text, '2010-11-04 01:42:54.657+00'::timestamptz, 1024, 'idgen'::text,
+        'Twitter''s Snowflake: 41 bits of ms since Twitter''s epoch, 10 bits of machine id, a 12-bit sequence'::text),
+       ('discord', '2015-01-01 00:00:00+00', 1024, 'idgen',
+        'Discord''s: Twitter''s layout from the first second of 2015 (worker and process id in the 10 node bits)'),
+       ('sonyflake', '2014-09-01 00:00:00+00', 65536, 'sonyflake',
+        'Sony''s Sonyflake: 39 bits of 10 ms ticks since Sony''s epoch, an 8-bit sequence, a 16-bit machine id'),
+       ('javascript', '2020-01-01 00:00:00+00', 64, 'javascript',
+        'ids below 2^53, exact as JavaScript numbers: 41 bits of ms, 64 nodes of 64 ids per ms');
+COMMENT ON VIEW snowflake_presets IS
+    'The layouts snowflake_create takes by name (its preset argument): epoch, node count and layout of each';
+
+-- A layout whose time field ends soon makes a sequencer that stops within its tables' lives: a
+-- warning when it ends within warn years, an error within refuse years (either NULL: no check).
+CREATE OR REPLACE FUNCTION _idgen_snowflake_check_runway(name text, epoch timestamptz, layout text,
+        warn_years integer, refuse_years integer, ends timestamptz) RETURNS void
+    LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    detail text := format('Layout %s from epoch %s runs out at %s.', layout, epoch, ends);
+    hint text := 'Choose a later epoch (any time up to now), or a layout with a longer time field (sonyflake: 174 years).';
+BEGIN
+    IF ends < now() + make_interval(years => refuse_years) THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" would run out of time within % years', name, refuse_years
+            USING ERRCODE = '22023', DETAIL = detail, HINT = hint;
+    ELSIF ends < now() + make_interval(years => warn_years) THEN
+        RAISE WARNING 'Snowflake sequencer "%" runs out of time within % years', name, warn_years
+            USING DETAIL = detail, HINT = hint;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_check_runway(text, timestamptz, text, integer, integer, timestamptz) IS
+    'internal: snowflake_create''s warning (or error) for a layout whose time field runs out (at ends) within the years given';
+
+CREATE OR REPLACE FUNCTION _idgen_snowflake_create_as(definitions regclass, name text, epoch timestamptz,
+        max_nodes integer, backfill_nodes integer, layout text, preset text, warn_within_years integer,
+        refuse_within_years integer) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    schema text := (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = definitions);
+    chosen_epoch timestamptz;
+    chosen_nodes integer;
+    chosen_layout text;
+    names text;
+    ends timestamptz;
+BEGIN
+    IF name IS NULL OR backfill_nodes IS NULL THEN
+        RAISE EXCEPTION 'snowflake_create: name and backfill_nodes must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    IF preset IS NOT NULL THEN
+        EXECUTE format('SELECT p.epoch, p.max_nodes, p.layout FROM %s.snowflake_presets p WHERE p.name = $1', schema)
+            INTO chosen_epoch, chosen_nodes, chosen_layout USING preset;
+        IF chosen_layout IS NULL THEN
+            EXECUTE format('SELECT string_agg(p.name, '', '') FROM %s.snowflake_presets p', schema) INTO names;
+            RAISE EXCEPTION 'unknown Snowflake preset "%"', left(preset, 64) USING ERRCODE = '22023',
+                HINT = format('The presets are %s (the view snowflake_presets).', names);
+        END IF;
+    END IF;
+    -- What is not given comes from the preset, else the defaults (a layout's own node count
+    -- where it has one).
+    layout := coalesce(layout, chosen_layout, 'idgen');
+    epoch := coalesce(epoch, chosen_epoch, '2020-01-01 00:00:00+00');
+    max_nodes := coalesce(max_nodes, chosen_nodes,
+                          CASE layout WHEN 'sonyflake' THEN 65536 WHEN 'javascript' THEN 64 ELSE 8192 END);
+    EXECUTE format('SELECT %s._idgen_snowflake_create($1, $2, $3, $4, $5, $6)', schema)
+        USING definitions, name, epoch, max_nodes, backfill_nodes, layout;
+    EXECUTE format('SELECT %s.snowflake_runs_out($1, $2)', schema) INTO ends USING epoch, layout;
+    EXECUTE format('SELECT %s._idgen_snowflake_check_runway($1, $2, $3, $4, $5, $6)', schema)
+        USING name, epoch, layout, warn_within_years, refuse_within_years, ends;
+END
+$$;
+COMMENT ON FUNCTION _idgen_snowflake_create_as(regclass, text, timestamptz, integer, integer, text, text, integer, integer) IS
+    'internal: snowflake_create: a preset''s or the default epoch, node count and layout where not given, the definition made, its time field''s runway checked';
+
+CREATE OR REPLACE FUNCTION snowflake_create(name text,
+        epoch timestamptz DEFAULT NULL, max_nodes integer DEFAULT NULL,
+        backfill_nodes integer DEFAULT 0, layout text DEFAULT NULL, preset text DEFAULT NULL,
+        warn_within_years integer DEFAULT 10, refuse_within_years integer DEFAULT NULL) RETURNS void
     LANGUAGE sql VOLATILE
 BEGIN ATOMIC
-    SELECT _idgen_snowflake_create('snowflake_definitions'::regclass, name, epoch, max_nodes, backfill_nodes, layout);
+    SELECT _idgen_snowflake_create_as('snowflake_definitions'::regclass, name, epoch, max_nodes, backfill_nodes,
+                                      layout, preset, warn_within_years, refuse_within_years);
 END;
-COMMENT ON FUNCTION snowflake_create(text, timestamptz, integer, integer, text) IS
-    'Defines a Snowflake sequencer: 41 bits of milliseconds since epoch, log2(max_nodes) node bits, the rest a per-millisecond counter, in 63 bits (layout idgen) or 64 (snowcast); does nothing if it exists with the same definition (plain-SQL edition: the ids come from a sequence of its own)';
+COMMENT ON FUNCTION snowflake_create(text, timestamptz, integer, integer, text, text, integer, integer) IS
+    'Defines a Snowflake sequencer: a time field since epoch, log2(max_nodes) node bits, the rest a per-tick counter, laid out as layout says (idgen, snowcast, sonyflake, javascript), or as a preset of snowflake_presets where not given; warns when the time field runs out within warn_within_years, refuses within refuse_within_years; does nothing if it exists with the same definition (plain-SQL edition: the ids come from a sequence of its own)';
 
--- The first value of now's millisecond in a sequencer's sequence: milliseconds since its epoch,
--- counter 0.
-CREATE OR REPLACE FUNCTION _idgen_snowflake_now_value(epoch timestamptz, counter_bits integer) RETURNS bigint
+-- The first value of now's tick in a sequencer's sequence: ticks since its epoch (now is after
+-- it: the division floors), counter 0.
+CREATE OR REPLACE FUNCTION _idgen_snowflake_now_value(epoch timestamptz, counter_bits integer, tick_ms integer)
+        RETURNS bigint
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
-RETURN (floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - floor(extract(epoch FROM epoch) * 1000)::bigint)
-       << counter_bits;
-COMMENT ON FUNCTION _idgen_snowflake_now_value(timestamptz, integer) IS
-    'internal: the sequence value of now''s millisecond, counter 0, of a sequencer of this epoch and counter width';
+RETURN ((floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - floor(extract(epoch FROM epoch) * 1000)::bigint)
+        / tick_ms) << counter_bits;
+COMMENT ON FUNCTION _idgen_snowflake_now_value(timestamptz, integer, integer) IS
+    'internal: the sequence value of now''s tick, counter 0, of a sequencer of this epoch, counter width and tick';
 
 -- A jump moves the sequence (setval), which needs the sequence's owner's UPDATE right; a caller of
 -- snowflake_next needs only USAGE on it. So the jump runs as the edition's owner (SECURITY
@@ -1094,7 +1229,7 @@ BEGIN
     IF d IS NULL THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = '42704';
     END IF;
-    now_value := _idgen_snowflake_now_value(d.epoch, d.counter_bits);
+    now_value := _idgen_snowflake_now_value(d.epoch, d.counter_bits, d.tick_ms);
     PERFORM pg_advisory_lock(1768842596, d.serial::oid::integer);
     -- No nextval runs now: the sequence's last value is every value handed out.
     IF pg_sequence_last_value(d.serial) < now_value THEN
@@ -1150,6 +1285,11 @@ BEGIN
           AND l.classid = 1768842596 AND l.objid = lock_key::oid AND l.objsubid = 2;
         RAISE;
     END;
+    -- Ticks above node and counter; Sony's layout puts the node id (its machine id) lowest.
+    IF d.layout = 'sonyflake' THEN
+        RETURN ((v >> d.counter_bits) << (d.node_bits + d.counter_bits))
+               | ((v & ((1::bigint << d.counter_bits) - 1)) << d.node_bits) | node;
+    END IF;
     RETURN ((v >> d.counter_bits) << (d.node_bits + d.counter_bits)) | (node::bigint << d.counter_bits)
            | (v & ((1::bigint << d.counter_bits) - 1));
 END
@@ -1159,7 +1299,7 @@ COMMENT ON FUNCTION _idgen_snowflake_next(text, snowflake_definitions, bigint, i
 
 CREATE OR REPLACE FUNCTION snowflake_next(name text) RETURNS bigint
     LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
-RETURN (SELECT _idgen_snowflake_next(n.name, d, _idgen_snowflake_now_value(d.epoch, d.counter_bits), _idgen_node_id())
+RETURN (SELECT _idgen_snowflake_next(n.name, d, _idgen_snowflake_now_value(d.epoch, d.counter_bits, d.tick_ms), _idgen_node_id())
         FROM (VALUES (snowflake_next.name)) n (name) LEFT JOIN snowflake_definitions d ON d.name = n.name);
 COMMENT ON FUNCTION snowflake_next(text) IS
     'The next Snowflake id of the named sequencer: now''s millisecond, the database''s node id, a counter; unique by construction from the sequencer''s sequence (plain-SQL edition)';
@@ -1175,15 +1315,15 @@ BEGIN
     IF d IS NULL THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = '42704';
     END IF;
-    -- The millisecond after the last value's (no value handed out: nothing to keep). Values are
+    -- The end of the last value's tick (no value handed out: nothing to keep). Values are
     -- handed out under the sequencer's lock held shared; taken exclusively here (until the
     -- transaction ends), none is in flight.
     PERFORM pg_advisory_xact_lock(1768842596, d.serial::oid::integer);
     EXECUTE format('INSERT INTO %s._idgen_snowflake_retired AS r
-                    SELECT $1, (v >> $2) + floor(extract(epoch FROM $3) * 1000)::bigint + 1
+                    SELECT $1, ((v >> $2) + 1) * $5 + floor(extract(epoch FROM $3) * 1000)::bigint
                     FROM pg_sequence_last_value($4) v WHERE v IS NOT NULL
                     ON CONFLICT (name) DO UPDATE SET ends_unix_ms = greatest(r.ends_unix_ms, excluded.ends_unix_ms)', schema)
-        USING name, d.counter_bits, d.epoch, d.serial;
+        USING name, d.counter_bits, d.epoch, d.serial, d.tick_ms;
     EXECUTE format('DROP SEQUENCE %s', d.serial);
 END
 $$;
@@ -1201,6 +1341,9 @@ COMMENT ON FUNCTION snowflake_drop(text) IS
 -- ---- What earlier versions had ----------------------------------------------------------------
 -- (after everything that used it was replaced above)
 DO $$
+DECLARE
+    grant_command text;
+    old_helper regprocedure;
 BEGIN
     IF to_regprocedure('_idgen_snowflake_next(text, snowflake_definitions)') IS NOT NULL THEN   -- 0.9.3
         DROP FUNCTION _idgen_snowflake_next(text, snowflake_definitions);
@@ -1211,5 +1354,28 @@ BEGIN
     IF to_regprocedure('_idgen_serial_time_uuid(integer, bigint, bigint)') IS NOT NULL THEN   -- 0.9.4
         DROP FUNCTION _idgen_serial_time_uuid(integer, bigint, bigint);
     END IF;
+    -- 0.9.6: snowflake_create without presets (roles allowed to call it keep that right), and
+    -- the helpers of the layouts before Sony's and javascript.
+    IF to_regprocedure('snowflake_create(text, timestamptz, integer, integer, text)') IS NOT NULL THEN
+        FOR grant_command IN
+            SELECT format('GRANT EXECUTE ON FUNCTION snowflake_create(text, timestamptz, integer, integer, text, text, integer, integer) TO %s%s',
+                          CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END,
+                          CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
+            FROM pg_proc p, aclexplode(p.proacl) a
+            WHERE p.oid = 'snowflake_create(text, timestamptz, integer, integer, text)'::regprocedure
+              AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner
+        LOOP
+            EXECUTE grant_command;
+        END LOOP;
+        DROP FUNCTION snowflake_create(text, timestamptz, integer, integer, text);
+    END IF;
+    FOR old_helper IN SELECT to_regprocedure(f) FROM unnest(ARRAY[
+            '_idgen_snowflake_width(timestamptz, integer, text)', '_idgen_snowflake_time_field(bigint, integer)',
+            '_idgen_snowflake_min_id(bigint, bigint, integer)', '_idgen_snowflake_now_value(timestamptz, integer)']) f
+    LOOP
+        IF old_helper IS NOT NULL THEN
+            EXECUTE format('DROP FUNCTION %s', old_helper);
+        END IF;
+    END LOOP;
 END
 $$;

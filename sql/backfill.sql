@@ -130,8 +130,8 @@ ALTER EXTENSION idgen UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'idgen';
 SELECT name, max_nodes, backfill_nodes, layout, state FROM snowflake_sequencers;
 SELECT snowflake_next('old') > 0 AS works_after_update;
-SELECT has_function_privilege('idgen_admin', 'snowflake_create(text, timestamptz, integer, integer, text)', 'EXECUTE') AS admin_may_create,
-       has_function_privilege('idgen_plain', 'snowflake_create(text, timestamptz, integer, integer, text)', 'EXECUTE') AS plain_may_create;
+SELECT has_function_privilege('idgen_admin', 'snowflake_create(text, timestamptz, integer, integer, text, text, integer, integer)', 'EXECUTE') AS admin_may_create,
+       has_function_privilege('idgen_plain', 'snowflake_create(text, timestamptz, integer, integer, text, text, integer, integer)', 'EXECUTE') AS plain_may_create;
 DROP EXTENSION idgen;
 DROP ROLE idgen_admin;
 DROP ROLE idgen_plain;

@@ -36,6 +36,10 @@ LEFT JOIN pg_proc c ON c.pronamespace = 'public'::regnamespace AND c.proname = h
 WHERE h.pronamespace = 'hosted'::regnamespace AND h.proname NOT LIKE '\_%' AND h.provolatile = 'v'
   AND h.proname NOT IN ('idgen_set_node_id', 'idgen_node_id')
 ORDER BY h.oid::regprocedure::text;
+-- The presets snowflake_create takes are the same in both editions, row for row.
+(SELECT 'only in the C extension' AS side, * FROM public.snowflake_presets EXCEPT SELECT 'only in the C extension', * FROM hosted.snowflake_presets)
+UNION ALL
+(SELECT 'only in the edition', * FROM hosted.snowflake_presets EXCEPT SELECT 'only in the edition', * FROM public.snowflake_presets);
 -- Every IMMUTABLE function of the C extension is in the edition, and every function of the
 -- edition, its internal helpers too, has a comment.
 SELECT c.oid::regprocedure AS missing
@@ -363,6 +367,31 @@ INSERT INTO edges VALUES
     ($$unique_timestamp_to_timestamptz(-1)$$),
     ($$unique_timestamp_text(NULL)$$),
     ($$unique_timestamp_host(NULL)$$),
+    -- Snowflake ids of peers' layouts: Discord's worked example (Twitter's layout), Sony's
+    -- (10 ms ticks, the machine id lowest, only 65,536 node ids), javascript's (below 2^53); when
+    -- each layout's time field runs out
+    ($$snowflake_timestamp(175928847299117063, '2015-01-01 00:00:00+00', 1024)$$),
+    ($$snowflake_timestamp((12345::bigint << 24) | (5 << 16) | 4660, '2014-09-01 00:00:00+00', 65536, 'sonyflake')$$),
+    ($$snowflake_timestamp(-1, '2014-09-01 00:00:00+00', 65536, 'sonyflake')$$),
+    ($$snowflake_timestamp(1, '2014-09-01 00:00:00+00', 8192, 'sonyflake')$$),
+    ($$snowflake_timestamp(9007199254740991, '2020-01-01 00:00:00+00', 64, 'javascript')$$),
+    ($$snowflake_timestamp(9007199254740992, '2020-01-01 00:00:00+00', 64, 'javascript')$$),
+    ($$snowflake_timestamp(-1, '2020-01-01 00:00:00+00', 64, 'javascript')$$),
+    ($$snowflake_timestamp(1, '2020-01-01 00:00:00+00', 1024, 'javascript')$$),
+    ($$snowflake_timestamp(1, '2020-01-01 00:00:00+00', 8, 'javascript')$$),
+    ($$snowflake_min_id('2026-03-02 12:34:56.789+00', '2014-09-01 00:00:00+00', 65536, 'sonyflake')$$),
+    ($$snowflake_min_id('2200-01-01 00:00:00+00', '2014-09-01 00:00:00+00', 65536, 'sonyflake')$$),
+    ($$snowflake_min_id('2189-01-01 00:00:00+00', '2014-09-01 00:00:00+00', 65536, 'sonyflake')$$),
+    ($$snowflake_min_id('2089-12-31 00:00:00+00', '2020-01-01 00:00:00+00', 64, 'javascript')$$),
+    ($$snowflake_runs_out('2020-01-01 00:00:00+00')$$),
+    ($$snowflake_runs_out('2014-09-01 00:00:00+00', 'sonyflake')$$),
+    ($$snowflake_runs_out('2010-11-04 01:42:54.657+00', 'idgen')$$),
+    ($$snowflake_runs_out('2020-01-01 00:00:00+00', 'javascript')$$),
+    ($$snowflake_runs_out('2020-01-01 00:00:00.0005+00', 'snowcast')$$),
+    ($$snowflake_runs_out('infinity')$$),
+    ($$snowflake_runs_out('2020-01-01 00:00:00+00', 'twitter')$$),
+    ($$snowflake_runs_out('294270-01-01 00:00:00+00')$$),
+    ($$snowflake_runs_out(NULL)$$),
     -- Snowflake ids: both layouts, ids at the ends of int64, epochs before 1970 and not on a
     -- millisecond, every error of a layout, the defaults
     ($$snowflake_timestamp((1::bigint << 23) | (1 << 16) | 1, '2020-01-01 00:00:00+00', 128, 'snowcast')$$),
@@ -475,7 +504,7 @@ SELECT CASE WHEN i % 4 = 0 THEN x ELSE x & 9223372036854775807 END AS ts
 FROM (SELECT i, ('x' || substr(md5('unique ' || i), 1, 16))::bit(64)::bigint AS x
       FROM generate_series(1, 100000) i) s;
 -- Snowflake ids and times under epochs before and after 1970, on and off a millisecond, every
--- max_nodes the C extension takes and some it refuses, both layouts and a few unknown ones;
+-- max_nodes the C extension takes and some it refuses, every layout and a few unknown ones;
 -- the times from before the epoch to past the end of its time field.
 CREATE TEMP TABLE snowflakes AS
 SELECT ('x' || substr(h, 1, 16))::bit(64)::bigint AS id,
@@ -486,9 +515,9 @@ FROM (SELECT md5('snowflake ' || i) AS h,
              (ARRAY[timestamptz '2020-01-01 00:00:00+00', '2014-01-01 00:00:00+00', '1970-01-01 00:00:00+00',
                     '1900-06-15 12:34:56.789+00', '1969-12-31 23:59:59.9995+00', '2024-02-29 12:00:00.123456+00',
                     '2262-01-01 00:00:00+00', '1582-10-15 00:00:00+00', '50000-01-01 00:00:00+00'])[i % 9 + 1] AS epoch,
-             (ARRAY[128, 256, 512, 1024, 2048, 4096, 8192, 1000, 127, 8193])[i / 9 % 10 + 1] AS max_nodes,
+             (ARRAY[128, 256, 512, 1024, 2048, 4096, 8192, 1000, 127, 8193, 16, 64, 65536, 15])[i / 9 % 14 + 1] AS max_nodes,
              (ARRAY['idgen', 'snowcast', 'idgen', 'snowcast', 'idgen', 'snowcast', 'idgen', 'snowcast', 'idgen',
-                    'snowcast', 'twitter'])[i / 90 % 11 + 1] AS layout
+                    'snowcast', 'twitter', 'sonyflake', 'javascript'])[i / 126 % 13 + 1] AS layout
       FROM generate_series(1, 100000) i) s;
 
 -- Texts (6,000): 26 and 13 characters from md5 (hex digits, a third turned into the letters g to
@@ -543,10 +572,16 @@ UNION ALL SELECT * FROM pg_temp.compare('unique_timestamp_text(ts)', 'unique_tim
 UNION ALL SELECT * FROM pg_temp.compare('unique_timestamp_host(ts)', 'unique_timestamps', 'ts < 0')
 UNION ALL SELECT * FROM pg_temp.compare('unique_timestamp_to_timestamptz(ts)', 'unique_timestamps', 'ts < 0')
 UNION ALL SELECT * FROM pg_temp.compare('snowflake_timestamp(id, epoch, max_nodes, layout)', 'snowflakes',
-                                        $$max_nodes NOT BETWEEN 128 AND 8192 OR layout NOT IN ('idgen', 'snowcast')
-                                          OR (layout = 'idgen' AND id < 0)$$)
+                                        $$layout NOT IN ('idgen', 'snowcast', 'sonyflake', 'javascript')
+                                          OR CASE layout WHEN 'sonyflake' THEN max_nodes <> 65536
+                                                         WHEN 'javascript' THEN max_nodes NOT BETWEEN 16 AND 512
+                                                         ELSE max_nodes NOT BETWEEN 128 AND 8192 END
+                                          OR (layout <> 'snowcast' AND id < 0) OR (layout = 'javascript' AND id >> 53 <> 0)$$)
 UNION ALL SELECT * FROM pg_temp.compare('snowflake_min_id(ts, epoch, max_nodes, layout)', 'snowflakes',
-                                        $$max_nodes NOT BETWEEN 128 AND 8192 OR layout NOT IN ('idgen', 'snowcast')
+                                        $$layout NOT IN ('idgen', 'snowcast', 'sonyflake', 'javascript')
+                                          OR CASE layout WHEN 'sonyflake' THEN max_nodes <> 65536
+                                                         WHEN 'javascript' THEN max_nodes NOT BETWEEN 16 AND 512
+                                                         ELSE max_nodes NOT BETWEEN 128 AND 8192 END
                                           OR ts > epoch + interval '69 years'$$);
 
 SET client_min_messages = warning;

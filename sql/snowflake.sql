@@ -51,7 +51,8 @@ SELECT snowflake_next(NULL) IS NULL AS a, snowflake_timestamp(NULL, 1) IS NULL A
        snowflake_node('orders', NULL) IS NULL AS c, snowflake_min_id('orders', NULL) IS NULL AS d;
 
 \set VERBOSITY sqlstate
--- Bad definitions: 22023; NULLs: 22004; a different definition of an existing name: 42710.
+-- Bad definitions: 22023; a NULL name or backfill_nodes: 22004 (a NULL epoch, max_nodes or layout
+-- is one not given: snowflake_presets.sql); a different definition of an existing name: 42710.
 SELECT snowflake_create('bad', '2020-01-01 00:00:00+00', 127);
 SELECT snowflake_create('bad', '2020-01-01 00:00:00+00', 8193);
 SELECT snowflake_create('bad', '2020-01-01 00:00:00+00', -1);
@@ -63,8 +64,7 @@ SELECT snowflake_create('bad', '-infinity');
 SELECT snowflake_create('', '2020-01-01 00:00:00+00');
 SELECT snowflake_create(repeat('n', 64), '2020-01-01 00:00:00+00');
 SELECT snowflake_create(NULL);
-SELECT snowflake_create('bad', NULL);
-SELECT snowflake_create('bad', '2020-01-01 00:00:00+00', NULL);
+SELECT snowflake_create('bad', backfill_nodes => NULL);
 SELECT snowflake_create('orders', '2021-01-01 00:00:00+00');
 SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 4096);
 SELECT count(*) AS nothing_half_created FROM snowflake_definitions WHERE name = 'bad';

@@ -67,12 +67,12 @@ SELECT snowflake_timestamp('back', id) AS ts, snowflake_node('back', id) AS node
        id >> 23 = 86400000 AS ms_in_top_41_bits
 FROM (SELECT snowflake_at('back', '2020-01-02 00:00:00+00') AS id) s;
 
--- Errors: an unknown layout (22023), a NULL one (22004), the same name with another layout (42710).
+-- Errors: an unknown layout (22023), an unknown preset (22023), the same name with another layout (42710).
 SELECT snowflake_create('bad', layout => 'twitter');
 \echo :LAST_ERROR_SQLSTATE
 SELECT snowflake_create('bad', layout => 'Snowcast');
 \echo :LAST_ERROR_SQLSTATE
-SELECT snowflake_create('bad', layout => NULL);
+SELECT snowflake_create('bad', preset => 'Twitter');
 \echo :LAST_ERROR_SQLSTATE
 SELECT snowflake_create('wide', '2020-01-01 00:00:00+00', 128);
 \echo :LAST_ERROR_SQLSTATE

@@ -144,7 +144,7 @@ like($err, qr/Snowflake sequencer "no_such" does not exist/, 'the jump takes a n
 my $ahead = $node->safe_psql('appdb', q{
     SET search_path = idgen;
     SELECT snowflake_create('again', '2024-01-01', 1024);
-    SELECT setval(serial, _idgen_snowflake_now_value(epoch, counter_bits) + (10000::bigint << counter_bits))
+    SELECT setval(serial, _idgen_snowflake_now_value(epoch, counter_bits, tick_ms) + (10000::bigint << counter_bits))
     FROM snowflake_definitions WHERE name = 'again' \g /dev/null
     SELECT snowflake_timestamp(snowflake_next('again'), '2024-01-01', 1024);
     SELECT snowflake_drop('again');

@@ -150,7 +150,8 @@ Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept {
         *id = 0;
         return Status::success();
     }
-    if (ticks > layout.max_ticks())
+    // The last millisecond of int64 microseconds has no end to name: out of range too.
+    if (unix_us > INT64_MAX - 1000 || ticks > layout.max_ticks())
         return Status::error(Errc::timestamp_out_of_range,
                              "timestamp is past the end of the sequencer's %d-bit time field",
                              layout.time_bits());

@@ -1,7 +1,8 @@
 // The decoders of Snowflake ids (snowflake_timestamp, snowflake_node, snowflake_counter) and
 // snowflake_min_id, under the layout of the sequencer they name; and snowflake_timestamp and
 // snowflake_min_id under a layout given explicitly, which look nothing up and so are IMMUTABLE
-// (generated columns, index expressions, partition bounds).
+// (generated columns, index expressions, partition bounds); and snowflake_runs_out, when a
+// layout's time field ends.
 #include "core/layouts/snowflake.hpp"
 
 #include "pg/boundary/convert.hpp"
@@ -20,6 +21,7 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_counter);
 PG_FUNCTION_INFO_V1(idgen_snowflake_min_id);
 PG_FUNCTION_INFO_V1(idgen_snowflake_timestamp_of);
 PG_FUNCTION_INFO_V1(idgen_snowflake_min_id_of);
+PG_FUNCTION_INFO_V1(idgen_snowflake_runs_out);
 }
 
 // The millisecond of an id as a timestamptz. A named sequencer's epoch lies between 1970 and its
@@ -81,4 +83,11 @@ Datum idgen_snowflake_min_id_of(PG_FUNCTION_ARGS) {
     check(snowflake::min_id(layout_args(fcinfo, 1), unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)),
                             &id));
     PG_RETURN_INT64(id);
+}
+
+// (epoch, layout) -> timestamptz: the first moment the layout's time field cannot hold.
+Datum idgen_snowflake_runs_out(PG_FUNCTION_ARGS) {
+    const snowflake::Layout layout{explicit_epoch_unix_ms(PG_GETARG_TIMESTAMPTZ(0)), 0, 0,
+                                   layout_kind(PG_GETARG_TEXT_PP(1))};
+    PG_RETURN_TIMESTAMPTZ(timestamptz_of_unix_ms(snowflake::runs_out_unix_ms(layout)));
 }

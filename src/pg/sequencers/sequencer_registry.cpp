@@ -71,10 +71,15 @@ static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes, snowflake
     return snowflake::Layout{floor_div(unix_micros_from_timestamptz(epoch), 1000), node_bits, 0, kind};
 }
 
-snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name) {
+int64_t explicit_epoch_unix_ms(TimestampTz epoch) {
     if (TIMESTAMP_NOT_FINITE(epoch))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a sequencer epoch must be a finite time")));
+    return floor_div(unix_micros_from_timestamptz(epoch), 1000);
+}
+
+snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name) {
+    (void)explicit_epoch_unix_ms(epoch);
     return layout_of(epoch, max_nodes, layout_kind(layout_name));
 }
 

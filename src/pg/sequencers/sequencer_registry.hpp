@@ -48,6 +48,9 @@ snowflake::Kind layout_kind(const text *layout);
 // sequencer's definition: 22023 for an epoch that is not finite or a max_nodes outside the
 // layout's node counts (snowflake::node_bits_for).
 snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name);
+// An epoch given explicitly as Unix milliseconds, rounded towards the past as every layout rounds
+// times; 22023 for one that is not finite.
+int64_t explicit_epoch_unix_ms(TimestampTz epoch);
 // The name layout_kind reads for `kind` (the registry compares definitions by it).
 const char *layout_name(snowflake::Kind kind);
 
