@@ -15,7 +15,7 @@ ALTER TABLE @extschema@.snowflake_definitions
 COMMENT ON COLUMN @extschema@.snowflake_definitions.layout IS
     'idgen: 41 bits of ms, node and counter in 22, the sign bit 0; snowcast: snowcast''s own layout, 41 bits of ms, node and counter in 23, all 64 bits; sonyflake: Sony''s, 39 bits of 10 ms ticks, an 8-bit counter, a 16-bit machine id lowest; javascript: ids below 2^53, 41 bits of ms, node and counter in 12';
 
--- A layout whose time field ends soon makes a sequencer that stops (55000 from snowflake_next)
+-- A layout whose time field ends soon makes a sequencer that stops (54000 from snowflake_next)
 -- within its tables' lives: a warning when it ends within warn years, an error within refuse years
 -- (either NULL: no check).
 CREATE FUNCTION @extschema@._snowflake_check_runway(name text, epoch timestamptz, layout text,

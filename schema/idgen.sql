@@ -70,7 +70,7 @@ CREATE FUNCTION @extschema@._snowflake_check_definition(name text, epoch timesta
     LANGUAGE C STABLE STRICT;
 COMMENT ON FUNCTION @extschema@._snowflake_check_definition(text, timestamptz, integer, integer, text) IS
     'internal: validates a sequencer definition and returns max_nodes rounded up to a power of two';
--- A layout whose time field ends soon makes a sequencer that stops (55000 from snowflake_next)
+-- A layout whose time field ends soon makes a sequencer that stops (54000 from snowflake_next)
 -- within its tables' lives: a warning when it ends within warn years, an error within refuse years
 -- (either NULL: no check).
 CREATE FUNCTION @extschema@._snowflake_check_runway(name text, epoch timestamptz, layout text,
