@@ -66,5 +66,17 @@ start_node($node);
 cmp_ok($node->safe_psql('postgres', q{SELECT snowflake_next('s')}), '>', $last,
     'a second crash and restart resume above the last id');
 ok(-f $node->data_dir . '/idgen.horizon', 'the horizon file is in the data directory');
+
+# Sony's layout counts 10 ms ticks of 256 ids: a bulk load runs its ids seconds ahead of the
+# clock, a crash follows at once, and the restart resumes above them (the horizon read in ticks).
+$node->safe_psql('postgres', q{SELECT snowflake_create('sony', preset => 'sonyflake')});
+my $sony_last = $node->safe_psql('postgres',
+    q{SET idgen.max_lead = '60s'; SELECT max(snowflake_next('sony')) FROM generate_series(1, 300000)});
+is($node->safe_psql('postgres', qq{SELECT snowflake_timestamp('sony', $sony_last) > clock_timestamp() + interval '3 seconds'}),
+    't', "Sony's layout: the bulk load ran its ids ahead of the clock");
+$node->stop('immediate');
+start_node($node);
+cmp_ok($node->safe_psql('postgres', q{SET idgen.max_lead = '60s'; SELECT snowflake_next('sony')}), '>', $sony_last,
+    "Sony's layout: after the crash, above every id of the bulk load");
 $node->stop;
 done_testing();

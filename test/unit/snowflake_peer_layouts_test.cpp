@@ -90,6 +90,34 @@ TEST(SnowflakePeerLayouts, SonyflakeIssues256IdsPerTickAndNode) {
     EXPECT_EQ(n.unix_ms, kSonyflakeEpochMs + 1000010);
 }
 
+// What makes a restart, a drop and a re-creation safe, in ticks of 10 ms: the end of an id is
+// the end of its tick, a clock's issued bound covers every id it drew, and a clock started from
+// such a bound (position_after) draws above all of them, rounding a time inside a tick up.
+TEST(SnowflakePeerLayouts, SonyflakeBoundsCoverWholeTicks) {
+    const Layout l = layout(Kind::sonyflake, 65536, kSonyflakeEpochMs);
+    LogicalClock c{0};
+    const int64_t tick_start_ms = kSonyflakeEpochMs + 777777 * 10;
+    Next last{};
+    for (int i = 0; i < 300; i++)
+        last = take(&c, l, (tick_start_ms + 4) * 1000, 9, 1000);  // 256 in one tick, 44 in the next
+    ASSERT_EQ(last.kind, Next::Kind::issued);
+    EXPECT_EQ(last.unix_ms, tick_start_ms + 10);
+    EXPECT_EQ(last.end_unix_us, (tick_start_ms + 20) * 1000);
+    EXPECT_EQ(issued_bound_unix_us(l, c), (tick_start_ms + 20) * 1000);
+    EXPECT_EQ(unix_us_of(l, c.next_free), (tick_start_ms + 10) * 1000);
+    // A horizon inside a tick starts the next one; one at a tick's start starts that one.
+    EXPECT_EQ(position_after(l, (tick_start_ms + 3) * 1000), static_cast<uint64_t>(777778) << 8);
+    EXPECT_EQ(position_after(l, tick_start_ms * 1000 + 1), static_cast<uint64_t>(777778) << 8);
+    EXPECT_EQ(position_after(l, tick_start_ms * 1000), static_cast<uint64_t>(777777) << 8);
+    LogicalClock restarted{position_after(l, last.end_unix_us)};
+    const Next first = take(&restarted, l, (tick_start_ms + 4) * 1000, 9, 1000);
+    ASSERT_EQ(first.kind, Next::Kind::issued);
+    EXPECT_GT(first.id, last.id);
+    LogicalClock recreated{position_after(l, issued_bound_unix_us(l, c))};
+    EXPECT_GT(take(&recreated, l, (tick_start_ms + 4) * 1000, 9, 1000).id, last.id);
+    EXPECT_EQ(backfill_key(l, (tick_start_ms + 9) * 1000 + 999), tick_start_ms);
+}
+
 TEST(SnowflakePeerLayouts, SonyflakeOnlyHasSixteenMachineBits) {
     int bits = 0;
     for (int32_t n : {128, 8192, 32768, 65535, 65537})
