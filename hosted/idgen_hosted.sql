@@ -639,7 +639,7 @@ CREATE OR REPLACE FUNCTION snowflake_timestamp(id bigint, epoch timestamptz, max
 RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
                           + _idgen_snowflake_time_field(id, _idgen_snowflake_shape(epoch, max_nodes, layout)), 0);
 COMMENT ON FUNCTION snowflake_timestamp(bigint, timestamptz, integer, text) IS
-    'The millisecond a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
+    'The millisecond (Sony''s layout: the start of the 10 ms tick) a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
 
 CREATE OR REPLACE FUNCTION snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 8192,
         layout text DEFAULT 'idgen') RETURNS bigint
@@ -647,7 +647,7 @@ CREATE OR REPLACE FUNCTION snowflake_min_id(ts timestamptz, epoch timestamptz, m
 RETURN _idgen_snowflake_min_id(_idgen_unix_micros(ts), floor(_idgen_unix_micros(epoch) / 1000.0)::bigint,
                                _idgen_snowflake_shape(epoch, max_nodes, layout));
 COMMENT ON FUNCTION snowflake_min_id(timestamptz, timestamptz, integer, text) IS
-    'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond of ts; immutable, for partition bounds';
+    'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond (Sony''s layout: the 10 ms tick) of ts; immutable, for partition bounds';
 
 CREATE OR REPLACE FUNCTION snowflake_runs_out(epoch timestamptz, layout text DEFAULT 'idgen') RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE

@@ -257,7 +257,7 @@ BEGIN
     END IF;
     IF @extschema@._citus_group() = 0 THEN
         PERFORM @extschema@._citus_to_workers('snowflake_create', format(
-            'SELECT %s.snowflake_create(%L, %L, %s, %s, %L, warn_within_years => NULL)', '@extschema@', name,
+            'SELECT %s.snowflake_create(%L, %L, %s, %s, %L)', '@extschema@', name,
             @extschema@._citus_epoch_text(epoch), nodes, backfill_nodes, layout));
     END IF;
 END
@@ -302,7 +302,7 @@ CREATE FUNCTION @extschema@.snowflake_timestamp(name text, id bigint) RETURNS ti
     AS 'MODULE_PATHNAME', 'idgen_snowflake_timestamp'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.snowflake_timestamp(text, bigint) IS
-    'The millisecond a Snowflake id was issued in';
+    'The millisecond a Snowflake id was issued in (in Sony''s layout the start of its 10 ms tick)';
 CREATE FUNCTION @extschema@.snowflake_node(name text, id bigint) RETURNS integer
     AS 'MODULE_PATHNAME', 'idgen_snowflake_node'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
@@ -312,12 +312,12 @@ CREATE FUNCTION @extschema@.snowflake_counter(name text, id bigint) RETURNS inte
     AS 'MODULE_PATHNAME', 'idgen_snowflake_counter'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.snowflake_counter(text, bigint) IS
-    'The per-millisecond counter of a Snowflake id';
+    'The per-millisecond (Sony''s layout: per-tick) counter of a Snowflake id';
 CREATE FUNCTION @extschema@.snowflake_min_id(name text, ts timestamptz) RETURNS bigint
     AS 'MODULE_PATHNAME', 'idgen_snowflake_min_id'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.snowflake_min_id(text, timestamptz) IS
-    'The smallest id any node can issue in the millisecond of ts (0 before the epoch): WHERE id >= snowflake_min_id(...) is an index range scan; in the snowcast layout ids from 34.8 years after the epoch on are negative and it is negative there too (README, Snowflake sequencers)';
+    'The smallest id any node can issue in the millisecond (Sony''s layout: the 10 ms tick) of ts (0 before the epoch): WHERE id >= snowflake_min_id(...) is an index range scan; in the snowcast layout ids from 34.8 years after the epoch on are negative and it is negative there too (README, Snowflake sequencers)';
 
 -- The same under a layout given explicitly: nothing looked up, so IMMUTABLE (generated columns,
 -- index expressions, partition bounds). The arguments are those of snowflake_create.
@@ -326,13 +326,13 @@ CREATE FUNCTION @extschema@.snowflake_timestamp(id bigint, epoch timestamptz, ma
     AS 'MODULE_PATHNAME', 'idgen_snowflake_timestamp_of'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.snowflake_timestamp(bigint, timestamptz, integer, text) IS
-    'The millisecond a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
+    'The millisecond (Sony''s layout: the start of the 10 ms tick) a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
 CREATE FUNCTION @extschema@.snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 8192,
         layout text DEFAULT 'idgen') RETURNS bigint
     AS 'MODULE_PATHNAME', 'idgen_snowflake_min_id_of'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.snowflake_min_id(timestamptz, timestamptz, integer, text) IS
-    'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond of ts; immutable, for partition bounds';
+    'The smallest id of the given layout (epoch, max_nodes, layout as for snowflake_create) that any node can issue in the millisecond (Sony''s layout: the 10 ms tick) of ts; immutable, for partition bounds';
 
 CREATE VIEW @extschema@.snowflake_sequencers AS
 SELECT d.name, d.epoch, d.max_nodes, d.backfill_nodes, d.layout, s.node_bits, s.counter_bits, s.node_id,
@@ -830,15 +830,18 @@ BEGIN
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
         seq := relation;
+        -- A partition or child table whose parent is among them is left to the parent's ALTER TABLE.
+        WITH t AS (SELECT ad.adrelid::regclass AS rel, ad.adnum AS att
+                   FROM pg_depend dep JOIN pg_attrdef ad ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
+                   WHERE dep.refclassid = 'pg_class'::regclass AND dep.refobjid = seq
+                   UNION
+                   SELECT dep.refobjid::regclass, dep.refobjsubid::smallint
+                   FROM pg_depend dep
+                   WHERE dep.classid = 'pg_class'::regclass AND dep.objid = seq AND dep.deptype = 'i'
+                     AND dep.refclassid = 'pg_class'::regclass AND dep.refobjsubid > 0)
         SELECT array_agg(t.rel ORDER BY t.rel, t.att), array_agg(t.att ORDER BY t.rel, t.att) INTO tables, columns
-        FROM (SELECT ad.adrelid::regclass AS rel, ad.adnum AS att
-              FROM pg_depend dep JOIN pg_attrdef ad ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
-              WHERE dep.refclassid = 'pg_class'::regclass AND dep.refobjid = seq
-              UNION
-              SELECT dep.refobjid::regclass, dep.refobjsubid::smallint
-              FROM pg_depend dep
-              WHERE dep.classid = 'pg_class'::regclass AND dep.objid = seq AND dep.deptype = 'i'
-                AND dep.refclassid = 'pg_class'::regclass AND dep.refobjsubid > 0) t;
+        FROM t
+        WHERE NOT EXISTS (SELECT FROM pg_inherits i JOIN t p ON p.rel = i.inhparent WHERE i.inhrelid = t.rel);
         IF tables IS NULL THEN
             RAISE EXCEPTION 'snowflake_convert: sequence % is the default of no column', seq
                 USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -853,7 +856,7 @@ BEGIN
         tables := ARRAY[relation];
         columns := ARRAY[@extschema@._column_number(relation, column_name)];
         -- Its sequence: the one it owns (serial, IDENTITY), else one its default calls.
-        seq := pg_get_serial_sequence(relation::text, quote_ident(column_name));
+        seq := pg_get_serial_sequence(relation::text, column_name);  -- (the column's name as it is, unquoted)
         IF seq IS NULL THEN
             SELECT dep.refobjid INTO seq
             FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
@@ -868,12 +871,21 @@ BEGIN
     -- A column already converted keeps its sequencer unless another is named.
     sequencer := coalesce(sequencer, replace(substring(@extschema@._column_default_text(tables[1], columns[1])
                                                        FROM $re$snowflake_next\('((?:[^']|'')*)'::text\)$re$), '''''', ''''));
-    seq_owned := seq IS NOT NULL AND EXISTS (SELECT FROM pg_depend dep WHERE dep.classid = 'pg_class'::regclass
-                                                AND dep.objid = seq AND dep.deptype IN ('a', 'i'));
+    seq_owned := seq IS NOT NULL AND EXISTS (SELECT FROM pg_depend dep, unnest(tables, columns) c (rel, att)
+                                             WHERE dep.classid = 'pg_class'::regclass AND dep.objid = seq
+                                               AND dep.deptype IN ('a', 'i') AND dep.refclassid = 'pg_class'::regclass
+                                               AND dep.refobjid = c.rel AND dep.refobjsubid = c.att);
     chosen := coalesce(sequencer, (SELECT c.relname FROM pg_class c WHERE c.oid = seq),
-                       left((SELECT c.relname FROM pg_class c WHERE c.oid = relation) || '_' || column_name, 63));
+                       (SELECT c.relname FROM pg_class c WHERE c.oid = relation) || '_' || column_name);
+    WHILE octet_length(chosen) > 63 LOOP  -- a sequencer's name is at most 63 bytes
+        chosen := left(chosen, -1);
+    END LOOP;
 
-    -- Locks first, the tables that reference the columns too (their columns may be widened).
+    -- Locks before any value is read: the tables to convert here, then (below, once their types
+    -- are known) the tables whose referencing columns are widened, in the order an application
+    -- writes a row and then the rows that reference it. A transaction that takes them the other
+    -- way round can still meet this one in a deadlock; PostgreSQL then cancels one of the two
+    -- (40P01), and nothing is half done.
     FOR i IN 1 .. array_length(tables, 1) LOOP
         EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tables[i]);
     END LOOP;
@@ -932,6 +944,9 @@ BEGIN
     IF NOT EXISTS (SELECT FROM @extschema@.snowflake_definitions d WHERE d.name = chosen) THEN
         PERFORM @extschema@.snowflake_create(chosen);
     END IF;
+    -- This server can issue its ids (a node id that fits, the preload, attached in cluster
+    -- mode): otherwise every insert would fail from now on; this one fails instead, with why.
+    PERFORM @extschema@.snowflake_next(chosen);
     first_id := @extschema@.snowflake_min_id(chosen, clock_timestamp());
     IF highest >= first_id THEN
         RAISE EXCEPTION 'snowflake_convert: the columns hold values up to %, and Snowflake sequencer "%" issues ids from % now',
@@ -967,13 +982,17 @@ BEGIN
         widened := true;
         RETURN NEXT;
     END LOOP;
-    -- A sequence a converted column owned goes with it once no default calls it (IDENTITY's went
+    -- A sequence a converted column owned goes with it once nothing else uses it (IDENTITY's went
     -- with DROP IDENTITY): an application that still asks it for currval() then fails rather
-    -- than read a value no row has. A sequence made on its own stays.
-    IF seq_owned AND EXISTS (SELECT FROM pg_class c WHERE c.oid = seq)
-       AND NOT EXISTS (SELECT FROM pg_depend dep WHERE dep.refclassid = 'pg_class'::regclass AND dep.refobjid = seq
-                                                   AND dep.classid = 'pg_attrdef'::regclass) THEN
-        EXECUTE format('DROP SEQUENCE %s', seq);
+    -- than read a value no row has. A sequence made on its own stays, as does one that a
+    -- default, a view or a function still names.
+    IF seq_owned AND EXISTS (SELECT FROM pg_class c WHERE c.oid = seq) THEN
+        IF EXISTS (SELECT FROM pg_depend dep WHERE dep.refclassid = 'pg_class'::regclass AND dep.refobjid = seq
+                                               AND dep.deptype = 'n') THEN
+            RAISE NOTICE 'snowflake_convert: sequence % is kept: other objects still use it', seq;
+        ELSE
+            EXECUTE format('DROP SEQUENCE %s', seq);
+        END IF;
     END IF;
 END
 $$;

@@ -110,6 +110,37 @@ SELECT * FROM snowflake_convert('big', 'id');
 \set VERBOSITY default
 SELECT column_default FROM information_schema.columns WHERE table_name = 'big';
 
+-- A column whose name needs quotes; a partitioned table given by its sequence (its partitions
+-- follow their parent's ALTER TABLE); a sequence another column owns stays, as does one a view
+-- reads; a sequencer this server cannot issue from (64 nodes, node id 300) is refused before
+-- anything changes.
+CREATE TABLE "Mixed" ("Id" serial, v int);
+INSERT INTO "Mixed" (v) VALUES (1);
+SELECT converted_table, converted_column, widened FROM snowflake_convert('"Mixed"', 'Id', widen => true);
+CREATE TABLE parted (id serial, at date NOT NULL) PARTITION BY RANGE (at);
+CREATE TABLE parted_2025 PARTITION OF parted FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+CREATE TABLE parted_2026 PARTITION OF parted FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
+INSERT INTO parted (at) VALUES ('2025-06-01'), ('2026-06-01');
+SELECT converted_table, converted_column, widened FROM snowflake_convert('parted_id_seq', widen => true);
+INSERT INTO parted (at) VALUES ('2025-07-01') RETURNING id > 2 AS snowflake_id;
+SELECT attrelid::regclass, format_type(atttypid, atttypmod) FROM pg_attribute
+WHERE attrelid IN ('parted'::regclass, 'parted_2025'::regclass, 'parted_2026'::regclass) AND attname = 'id' ORDER BY 1::text;
+CREATE TABLE own1 (x bigint);
+CREATE SEQUENCE own1_seq OWNED BY own1.x;
+CREATE TABLE own2 (id bigint DEFAULT nextval('own1_seq'));
+SELECT converted_table FROM snowflake_convert('own2', 'id');
+SELECT count(*) AS own1_seq_kept FROM pg_class WHERE relname = 'own1_seq';
+CREATE TABLE viewed (id bigserial);
+CREATE VIEW viewed_next AS SELECT nextval('viewed_id_seq') AS n;
+SELECT converted_table FROM snowflake_convert('viewed', 'id');
+SELECT count(*) AS viewed_id_seq_kept FROM pg_class WHERE relname = 'viewed_id_seq';
+SELECT snowflake_create('js_small', preset => 'javascript');
+CREATE TABLE js_keys (id bigserial);
+\set VERBOSITY terse
+SELECT * FROM snowflake_convert('js_keys', 'id', 'js_small');
+\set VERBOSITY default
+SELECT column_default FROM information_schema.columns WHERE table_name = 'js_keys';
+
 -- uuid columns: gen_random_uuid() to uuid_v7(); a column holding a version-7 value from the
 -- future is refused; other types are pointed to snowflake_convert.
 CREATE TABLE u (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n integer);
@@ -125,6 +156,7 @@ SELECT * FROM uuid_v7_convert('u2', 'id');
 SELECT * FROM uuid_v7_convert('u', 'n');
 SELECT * FROM snowflake_convert('u', 'id');
 \set VERBOSITY default
-DROP TABLE t1, t2, t3, t4, t5, child, parent, big, u, u2;
+DROP VIEW viewed_next;
+DROP TABLE t1, t2, t3, t4, t5, child, parent, big, u, u2, "Mixed", parted, own1, own2, viewed, js_keys;
 DROP SEQUENCE seq_1, favorite_seq;
 DROP EXTENSION idgen;
