@@ -107,7 +107,26 @@ DROP TABLE old_events;
 SELECT snowflake_drop('events');
 
 \echo
-\echo '14. What a DBA reads first after a failover (idgen_state): this server''s role, the durable'
+\echo '14. Layouts people already use, by name: Twitter''s, Discord''s, Sony''s Sonyflake (10 ms ticks),'
+\echo '    and one whose ids stay below 2^53 for JavaScript; each says when its time field runs out:'
+SELECT snowflake_create('tweets', preset => 'twitter'), snowflake_create('web', preset => 'javascript') \gset
+SELECT name, epoch, max_nodes, layout, runs_out, snowflake_next(name) AS an_id FROM snowflake_sequencers
+WHERE name IN ('tweets', 'web') ORDER BY name;
+SELECT snowflake_drop('tweets'), snowflake_drop('web') \gset
+
+\echo
+\echo '15. An existing serial key moves to Snowflake ids in place, in one transaction: the integer'
+\echo '    column widened (asked for), new ids above the old ones, the old sequence dropped:'
+CREATE TABLE legacy (id serial PRIMARY KEY, name text);
+INSERT INTO legacy (name) VALUES ('one'), ('two'), ('three');
+SELECT * FROM snowflake_convert('legacy', 'id', widen => true);
+INSERT INTO legacy (name) VALUES ('four');
+SELECT id, name FROM legacy ORDER BY id;
+DROP TABLE legacy;
+SELECT snowflake_drop('legacy_id_seq') \gset
+
+\echo
+\echo '16. What a DBA reads first after a failover (idgen_state): this server''s role, the durable'
 \echo '    horizon every id stays under and the WAL position that made it durable, how far each'
 \echo '    generator runs ahead of the wall clock, waits and errors. The same state travels in WAL to'
 \echo '    standbys (which refuse to generate, 25006) and in the table reserved_state through pg_dump:'
