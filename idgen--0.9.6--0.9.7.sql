@@ -249,6 +249,23 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@._column_number(regclass, name) IS
     'internal: the number of a table''s column by name (42703 if it has none of that name)';
+-- A partition's or child table's inherited column takes its default from the parent's ALTER
+-- TABLE, and rows inserted through the parent take the parent's: it is converted there.
+CREATE FUNCTION @extschema@._refuse_inherited_column(caller text, relation regclass, attnum smallint) RETURNS void
+    LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF (SELECT a.attinhcount FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum = _refuse_inherited_column.attnum) > 0 THEN
+        RAISE EXCEPTION '%: column % of % is inherited from %', caller,
+            quote_ident(@extschema@._column_name(relation, attnum)), relation,
+            (SELECT string_agg(i.inhparent::regclass::text, ', ') FROM pg_inherits i WHERE i.inhrelid = relation)
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Convert it on the parent table: its partitions and children follow.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._refuse_inherited_column(text, regclass, smallint) IS
+    'internal: 55000 for a column a table inherits (a partition''s, a child''s), which is converted on its parent';
 
 
 CREATE FUNCTION @extschema@.snowflake_convert(relation regclass, column_name name DEFAULT NULL,
@@ -264,7 +281,10 @@ DECLARE
     tables regclass[];            -- the columns to convert, as (tables[i], columns[i])
     columns smallint[];
     narrow_tables regclass[] := '{}';   -- integer and smallint columns: the converted ones and those
-    narrow_columns smallint[] := '{}';  -- that reference them by a foreign key
+    narrow_columns smallint[] := '{}';  -- that reference them by a foreign key, directly or not
+    chain_tables regclass[];            -- the converted columns and every column that references
+    chain_columns smallint[];           -- them by a foreign key, directly or not
+    referencing record;
     chosen text;
     col_default text;
     new_default text;
@@ -284,7 +304,7 @@ BEGIN
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
         seq := relation;
-        -- A partition or child table whose parent is among them is left to the parent's ALTER TABLE.
+        -- An inherited column whose parent's is among them is left to the parent's ALTER TABLE.
         WITH t AS (SELECT ad.adrelid::regclass AS rel, ad.adnum AS att
                    FROM pg_depend dep JOIN pg_attrdef ad ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
                    WHERE dep.refclassid = 'pg_class'::regclass AND dep.refobjid = seq
@@ -295,7 +315,10 @@ BEGIN
                      AND dep.refclassid = 'pg_class'::regclass AND dep.refobjsubid > 0)
         SELECT array_agg(t.rel ORDER BY t.rel, t.att), array_agg(t.att ORDER BY t.rel, t.att) INTO tables, columns
         FROM t
-        WHERE NOT EXISTS (SELECT FROM pg_inherits i JOIN t p ON p.rel = i.inhparent WHERE i.inhrelid = t.rel);
+        WHERE NOT EXISTS (SELECT FROM pg_inherits i JOIN t p ON p.rel = i.inhparent
+                          JOIN pg_attribute a ON a.attrelid = t.rel AND a.attnum = t.att
+                          WHERE i.inhrelid = t.rel AND a.attinhcount > 0
+                            AND @extschema@._column_name(p.rel, p.att) = a.attname);
         IF tables IS NULL THEN
             RAISE EXCEPTION 'snowflake_convert: sequence % is the default of no column', seq
                 USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -309,14 +332,14 @@ BEGIN
         END IF;
         tables := ARRAY[relation];
         columns := ARRAY[@extschema@._column_number(relation, column_name)];
-        -- Its sequence: the one it owns (serial, IDENTITY), else one its default calls.
-        seq := pg_get_serial_sequence(relation::text, column_name);  -- (the column's name as it is, unquoted)
-        IF seq IS NULL THEN
-            SELECT dep.refobjid INTO seq
-            FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
-                 JOIN pg_class c ON c.oid = dep.refobjid AND dep.refclassid = 'pg_class'::regclass AND c.relkind = 'S'
-            WHERE ad.adrelid = relation AND ad.adnum = columns[1];
-        END IF;
+        PERFORM @extschema@._refuse_inherited_column('snowflake_convert', relation, columns[1]);
+        -- Its sequence: the one its default calls, else the one it owns (IDENTITY; a serial
+        -- whose default was dropped).
+        SELECT dep.refobjid INTO seq
+        FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
+             JOIN pg_class c ON c.oid = dep.refobjid AND dep.refclassid = 'pg_class'::regclass AND c.relkind = 'S'
+        WHERE ad.adrelid = relation AND ad.adnum = columns[1];
+        seq := coalesce(seq, pg_get_serial_sequence(relation::text, column_name)::regclass);  -- (the name as it is, unquoted)
     ELSIF kind IS NULL THEN
         RAISE EXCEPTION 'snowflake_convert: relation % does not exist', relation USING ERRCODE = 'undefined_table';
     ELSE
@@ -329,11 +352,13 @@ BEGIN
                                              WHERE dep.classid = 'pg_class'::regclass AND dep.objid = seq
                                                AND dep.deptype IN ('a', 'i') AND dep.refclassid = 'pg_class'::regclass
                                                AND dep.refobjid = c.rel AND dep.refobjsubid = c.att);
-    chosen := coalesce(sequencer, (SELECT c.relname FROM pg_class c WHERE c.oid = seq),
-                       (SELECT c.relname FROM pg_class c WHERE c.oid = relation) || '_' || column_name);
-    WHILE octet_length(chosen) > 63 LOOP  -- a sequencer's name is at most 63 bytes
-        chosen := left(chosen, -1);
-    END LOOP;
+    chosen := coalesce(sequencer, (SELECT c.relname FROM pg_class c WHERE c.oid = seq));
+    IF chosen IS NULL THEN  -- a name made up of the table's and the column's, cut to 63 bytes
+        chosen := (SELECT c.relname FROM pg_class c WHERE c.oid = relation) || '_' || column_name;
+        WHILE octet_length(chosen) > 63 LOOP
+            chosen := left(chosen, -1);
+        END LOOP;
+    END IF;
 
     -- Locks before any value is read: the tables to convert here, then (below, once their types
     -- are known) the tables whose referencing columns are widened, in the order an application
@@ -364,18 +389,47 @@ BEGIN
                 USING ERRCODE = 'object_not_in_prerequisite_state',
                       HINT = 'Drop the default first (ALTER TABLE ... ALTER COLUMN ... DROP DEFAULT) to give the column a sequencer''s.';
         END IF;
+        -- DROP IDENTITY drops the identity's sequence, which fails while anything else uses it.
+        IF col_default LIKE 'GENERATED %' AND EXISTS (
+               SELECT FROM pg_depend dep
+               WHERE dep.refclassid = 'pg_class'::regclass AND dep.deptype = 'n'
+                 AND dep.refobjid = pg_get_serial_sequence(tables[i]::text, @extschema@._column_name(tables[i], columns[i]))::regclass) THEN
+            RAISE EXCEPTION 'snowflake_convert: the sequence of IDENTITY column % of % is used by other objects',
+                quote_ident(@extschema@._column_name(tables[i], columns[i])), tables[i]
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = 'Point the other defaults and views elsewhere first (DROP IDENTITY drops the sequence).';
+        END IF;
         IF @extschema@._column_type(tables[i], columns[i]) <> 'bigint'::regtype THEN
             narrow_tables := narrow_tables || tables[i];
             narrow_columns := narrow_columns || columns[i];
         END IF;
-        -- Columns that reference it by a foreign key hold the same ids.
-        SELECT narrow_tables || coalesce(array_agg(fk.conrelid::regclass), '{}'),
-               narrow_columns || coalesce(array_agg(fk.conkey[array_position(fk.confkey, columns[i])]), '{}')
-          INTO narrow_tables, narrow_columns
-        FROM pg_constraint fk
-        JOIN pg_attribute a ON a.attrelid = fk.conrelid AND a.attnum = fk.conkey[array_position(fk.confkey, columns[i])]
-        WHERE fk.contype = 'f' AND fk.confrelid = tables[i] AND columns[i] = ANY (fk.confkey) AND fk.conparentid = 0
-          AND a.atttypid <> 'bigint'::regtype;
+    END LOOP;
+    -- Columns that reference them by a foreign key hold the same ids, and so do the columns that
+    -- reference those, down the chain: each one narrower than bigint is widened with them.
+    chain_tables := tables;
+    chain_columns := columns;
+    i := 1;
+    WHILE i <= array_length(chain_tables, 1) LOOP
+        FOR referencing IN
+            SELECT fk.conrelid::regclass AS rel, fk.conkey[array_position(fk.confkey, chain_columns[i])] AS att
+            FROM pg_constraint fk
+            WHERE fk.contype = 'f' AND fk.confrelid = chain_tables[i] AND chain_columns[i] = ANY (fk.confkey)
+              AND fk.conparentid = 0
+        LOOP
+            CONTINUE WHEN (referencing.rel, referencing.att) IN (SELECT * FROM unnest(chain_tables, chain_columns));
+            chain_tables := chain_tables || referencing.rel;
+            chain_columns := chain_columns || referencing.att;
+            CONTINUE WHEN @extschema@._column_type(referencing.rel, referencing.att) = 'bigint'::regtype;
+            IF @extschema@._column_type(referencing.rel, referencing.att) NOT IN ('smallint'::regtype, 'integer'::regtype) THEN
+                RAISE EXCEPTION 'snowflake_convert: column % of %, which references the converted ids, is of type %',
+                    quote_ident(@extschema@._column_name(referencing.rel, referencing.att)), referencing.rel,
+                    @extschema@._column_type(referencing.rel, referencing.att)
+                    USING ERRCODE = 'datatype_mismatch', HINT = 'Make it bigint first.';
+            END IF;
+            narrow_tables := narrow_tables || referencing.rel;
+            narrow_columns := narrow_columns || referencing.att;
+        END LOOP;
+        i := i + 1;
     END LOOP;
     IF array_length(narrow_tables, 1) > 0 AND NOT widen THEN
         RAISE EXCEPTION 'snowflake_convert: column % of % is %, too narrow for Snowflake ids',
@@ -439,7 +493,7 @@ BEGIN
     -- A sequence a converted column owned goes with it once nothing else uses it (IDENTITY's went
     -- with DROP IDENTITY): an application that still asks it for currval() then fails rather
     -- than read a value no row has. A sequence made on its own stays, as does one that a
-    -- default, a view or a function still names.
+    -- default or a view still names (a function with its body in a string records no such use).
     IF seq_owned AND EXISTS (SELECT FROM pg_class c WHERE c.oid = seq) THEN
         IF EXISTS (SELECT FROM pg_depend dep WHERE dep.refclassid = 'pg_class'::regclass AND dep.refobjid = seq
                                                AND dep.deptype = 'n') THEN
@@ -465,10 +519,11 @@ BEGIN
     IF relation IS NULL OR column_name IS NULL THEN
         RAISE EXCEPTION 'uuid_v7_convert: relation and column_name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = relation) NOT IN ('r', 'p') THEN
+    IF coalesce((SELECT c.relkind FROM pg_class c WHERE c.oid = relation) NOT IN ('r', 'p'), true) THEN
         RAISE EXCEPTION 'uuid_v7_convert: "%" is not a table', relation USING ERRCODE = 'wrong_object_type';
     END IF;
     att := @extschema@._column_number(relation, column_name);
+    PERFORM @extschema@._refuse_inherited_column('uuid_v7_convert', relation, att);
     IF @extschema@._column_type(relation, att) <> 'uuid'::regtype THEN
         RAISE EXCEPTION 'uuid_v7_convert: column % of % is of type %, not uuid', quote_ident(column_name), relation,
             @extschema@._column_type(relation, att)
