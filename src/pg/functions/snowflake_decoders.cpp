@@ -25,9 +25,10 @@ PG_FUNCTION_INFO_V1(idgen_snowflake_runs_out);
 }
 
 // The millisecond of an id as a timestamptz. A named sequencer's epoch lies between 1970 and its
-// creation, so its ids' times always fit; a layout given explicitly may have an epoch within the
-// 41-bit field's 69.7 years of PostgreSQL's last timestamp (294276 AD), past which the time of an
-// id is an error rather than a value PostgreSQL cannot hold.
+// creation, so its ids' times always fit; a layout given explicitly may have an epoch within its
+// time field's span (69.7 years; 174 in Sony's layout) of PostgreSQL's last timestamp (294276 AD),
+// past which the time of an id is an error rather than a value PostgreSQL cannot hold. So may the
+// end of that field (snowflake_runs_out).
 static TimestampTz timestamptz_of_unix_ms(int64_t unix_ms) {
     // From Unix's epoch to PostgreSQL's in milliseconds first: PostgreSQL's last years overflow
     // an int64 of Unix microseconds, not one of its own.

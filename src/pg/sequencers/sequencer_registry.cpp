@@ -64,23 +64,27 @@ snowflake::Kind layout_kind(const text *layout) {
     pg_unreachable();
 }
 
-static snowflake::Layout layout_of(TimestampTz epoch, int32 max_nodes, snowflake::Kind kind) {
+// The epoch's millisecond rounded towards the past, as every layout rounds times.
+static int64_t epoch_unix_ms(TimestampTz epoch) {
+    return floor_div(unix_micros_from_timestamptz(epoch), 1000);
+}
+
+static snowflake::Layout layout_of(int64_t epoch_ms, int32 max_nodes, snowflake::Kind kind) {
     int node_bits = 0;
     check(snowflake::node_bits_for(kind, max_nodes, &node_bits), "max_nodes");
-    // The epoch's millisecond rounded towards the past, as every layout rounds times.
-    return snowflake::Layout{floor_div(unix_micros_from_timestamptz(epoch), 1000), node_bits, 0, kind};
+    return snowflake::Layout{epoch_ms, node_bits, 0, kind};
 }
 
 int64_t explicit_epoch_unix_ms(TimestampTz epoch) {
     if (TIMESTAMP_NOT_FINITE(epoch))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a sequencer epoch must be a finite time")));
-    return floor_div(unix_micros_from_timestamptz(epoch), 1000);
+    return epoch_unix_ms(epoch);
 }
 
 snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name) {
-    (void)explicit_epoch_unix_ms(epoch);
-    return layout_of(epoch, max_nodes, layout_kind(layout_name));
+    const int64_t epoch_ms = explicit_epoch_unix_ms(epoch);  // its error first, then the layout's
+    return layout_of(epoch_ms, max_nodes, layout_kind(layout_name));
 }
 
 int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes, int32 backfill_nodes,
@@ -135,7 +139,7 @@ static bool read_sequencer_definition(Oid schema, const text *name, SequencerDef
     out->backfill_owner = DatumGetInt32(SPI_getbinval(row, desc, 6, &isnull));
     const snowflake::Kind kind = layout_kind(DatumGetTextPP(SPI_getbinval(row, desc, 7, &isnull)));
     SPI_finish();
-    out->layout = layout_of(epoch, out->max_nodes, kind);
+    out->layout = layout_of(epoch_unix_ms(epoch), out->max_nodes, kind);
     out->layout.backfill_nodes = backfill_nodes;
     return true;
 }
