@@ -62,6 +62,24 @@ COMMENT ON TABLE @extschema@.snowflake_definitions IS
 COMMENT ON COLUMN @extschema@.snowflake_definitions.layout IS
     'idgen: 41 bits of ms, node and counter in 22, the sign bit 0; snowcast: snowcast''s own layout, 41 bits of ms, node and counter in 23, all 64 bits; sonyflake: Sony''s, 39 bits of 10 ms ticks, an 8-bit counter, a 16-bit machine id lowest; javascript: ids below 2^53, 41 bits of ms, node and counter in 12';
 
+-- The earlier definitions of this database's sequencer names: snowflake_drop keeps each one here,
+-- so that a name defined again issues only ids above every id its earlier definitions issued on
+-- this server, whatever its new epoch, node count or layout (ids compare by their bits, and the
+-- same time is another id under another epoch). Dumped with the definitions.
+CREATE TABLE @extschema@.snowflake_retired (
+    name text NOT NULL,
+    epoch timestamptz NOT NULL,
+    max_nodes integer NOT NULL,
+    backfill_nodes integer NOT NULL,
+    layout text NOT NULL,
+    PRIMARY KEY (name, epoch, max_nodes, backfill_nodes, layout)
+);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.snowflake_retired', '');
+REVOKE ALL ON @extschema@.snowflake_retired FROM PUBLIC;
+GRANT SELECT ON @extschema@.snowflake_retired TO PUBLIC;
+COMMENT ON TABLE @extschema@.snowflake_retired IS
+    'The dropped definitions of Snowflake sequencer names: a name defined again issues only ids above theirs';
+
 -- Internal helpers.
 CREATE FUNCTION @extschema@._snowflake_check_definition(name text, epoch timestamptz, max_nodes integer,
         backfill_nodes integer, layout text)
@@ -82,7 +100,7 @@ DECLARE
     refuse boolean := ends < pg_catalog.now() + pg_catalog.make_interval(years => refuse_years);
     warn boolean := ends < pg_catalog.now() + pg_catalog.make_interval(years => warn_years);
     detail text := format('Layout %s from epoch %s runs out at %s.', layout, epoch, ends);
-    hint text := 'Choose a later epoch (any time up to now), or a layout with a longer time field (sonyflake: 174 years).';
+    hint text := 'Choose a later epoch (any time up to now; a name defined before continues above its earlier ids, so a new name), or a layout with a longer time field (sonyflake: 174 years).';
 BEGIN
     IF refuse THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" would run out of time within % years', name, refuse_years
@@ -101,6 +119,12 @@ CREATE FUNCTION @extschema@._snowflake_release(definitions oid, definition_id bi
 COMMENT ON FUNCTION @extschema@._snowflake_release(oid, bigint, text) IS
     'internal: frees the shared-memory slot of a dropped sequencer when the transaction commits, and in cluster mode destroys it cluster-wide';
 REVOKE ALL ON FUNCTION @extschema@._snowflake_release(oid, bigint, text) FROM PUBLIC;
+CREATE FUNCTION @extschema@._snowflake_created(definitions oid, definition_id bigint, name text) RETURNS void
+    AS 'MODULE_PATHNAME', 'idgen_snowflake_created'
+    LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@._snowflake_created(oid, bigint, text) IS
+    'internal: a sequencer defined in this transaction: its slot is released if the transaction aborts, and it is refused if it cannot start above its name''s earlier definitions';
+REVOKE ALL ON FUNCTION @extschema@._snowflake_created(oid, bigint, text) FROM PUBLIC;
 CREATE FUNCTION @extschema@._snowflake_state(definitions oid, definition_id bigint, max_nodes integer,
         backfill_nodes integer, layout text, name text,
         OUT node_bits integer, OUT counter_bits integer, OUT node_id integer, OUT state text,
@@ -214,6 +238,7 @@ CREATE FUNCTION @extschema@.snowflake_create(name text,
 AS $$
 DECLARE
     nodes integer;
+    created bigint;
     existing @extschema@.snowflake_definitions;
     chosen @extschema@.snowflake_presets;
 BEGIN
@@ -241,8 +266,11 @@ BEGIN
     INSERT INTO @extschema@.snowflake_definitions AS d (name, epoch, max_nodes, backfill_nodes, layout)
     VALUES (snowflake_create.name, snowflake_create.epoch, nodes, snowflake_create.backfill_nodes,
             snowflake_create.layout)
-    ON CONFLICT ON CONSTRAINT snowflake_definitions_name_key DO NOTHING;
-    IF NOT FOUND THEN
+    ON CONFLICT ON CONSTRAINT snowflake_definitions_name_key DO NOTHING
+    RETURNING d.id INTO created;
+    IF created IS NOT NULL THEN
+        PERFORM @extschema@._snowflake_created('@extschema@.snowflake_definitions'::regclass, created, name);
+    ELSE
         SELECT * INTO existing FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_create.name;
         IF existing.epoch IS DISTINCT FROM snowflake_create.epoch OR existing.max_nodes <> nodes
            OR existing.backfill_nodes <> snowflake_create.backfill_nodes
@@ -252,7 +280,8 @@ BEGIN
                       DETAIL = format('It has epoch %s, max_nodes %s, backfill_nodes %s and layout %s.',
                                       existing.epoch, existing.max_nodes, existing.backfill_nodes,
                                       existing.layout),
-                      HINT = 'Every server must define a sequencer identically; drop it first to change it.';
+                      HINT = 'Every server must define a sequencer identically. To change one, define it under a '
+                             'new name: a name defined again continues above its earlier ids.';
         END IF;
     END IF;
     IF @extschema@._citus_group() = 0 THEN
@@ -270,12 +299,15 @@ CREATE FUNCTION @extschema@.snowflake_drop(name text) RETURNS void
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    dropped bigint;
+    dropped @extschema@.snowflake_definitions;
     on_workers bigint := 0;
 BEGIN
-    DELETE FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_drop.name RETURNING d.id INTO dropped;
-    IF dropped IS NOT NULL THEN
-        PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped, name);
+    DELETE FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_drop.name RETURNING d.* INTO dropped;
+    IF dropped.id IS NOT NULL THEN
+        PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped.id, name);
+        INSERT INTO @extschema@.snowflake_retired (name, epoch, max_nodes, backfill_nodes, layout)
+        VALUES (dropped.name, dropped.epoch, dropped.max_nodes, dropped.backfill_nodes, dropped.layout)
+        ON CONFLICT DO NOTHING;
     END IF;
     -- A Citus coordinator drops it on every worker that holds it, also where it has none itself.
     IF @extschema@._citus_group() = 0 THEN
@@ -283,7 +315,7 @@ BEGIN
             'SELECT pg_catalog.count(%1$s.snowflake_drop(d.name)) FROM %1$s.snowflake_definitions d '
             'WHERE d.name OPERATOR(pg_catalog.=) %2$L', '@extschema@', name));
     END IF;
-    IF dropped IS NULL AND on_workers = 0 THEN
+    IF dropped.id IS NULL AND on_workers = 0 THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = 'undefined_object';
     END IF;
 END

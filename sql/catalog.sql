@@ -35,8 +35,9 @@ LANGUAGE sql AS $$
                'comment ' || coalesce(obj_description(m.objid, (SELECT relname FROM pg_class WHERE oid = m.classid)), ''))
     FROM members m
     UNION ALL
-    SELECT 'configuration tables', (SELECT extconfig::regclass[]::text || ' ' || coalesce(extcondition::text, '')
-                                    FROM pg_extension WHERE extname = 'idgen')
+    SELECT 'configuration tables', (SELECT string_agg(t::regclass::text || coalesce(' WHERE ' || nullif(c, ''), ''), ', '
+                                                      ORDER BY t::regclass::text)
+                                    FROM pg_extension, unnest(extconfig, extcondition) u (t, c) WHERE extname = 'idgen')
 $$;
 CREATE EXTENSION idgen;
 CREATE TEMP TABLE fresh AS SELECT * FROM pg_temp.idgen_catalog();

@@ -2,7 +2,9 @@
 // one takes a free slot started above the start floor and the released bound, a dropped one gets
 // none, a full table gives none; releasing retires the slot (new generation, bound raised above
 // its ids) and frees it for another sequencer, which starts above every id of the old one; the
-// ring forgets only the oldest drops; raising moves only the slots in use.
+// ring forgets only the oldest drops; raising moves only the slots in use; a new slot starts above
+// every slot still held (one nobody draws from any more) and above every id of its name's earlier
+// definitions, whatever their epochs and layouts.
 #include <gtest/gtest.h>
 #include <vector>
 
@@ -27,9 +29,10 @@ struct Table {
     int64_t released_bound_us = 0;
     explicit Table(int n) : slots(n, SequencerSlot{}) {}
 
-    SequencerSlot *bind(const SequencerKey &k, Bound *outcome) {
-        return bind_slot(slots.data(), static_cast<int>(slots.size()), dropped, k, kLayout, kStart,
-                         released_bound_us, outcome);
+    SequencerSlot *bind(const SequencerKey &k, Bound *outcome, const Layout &layout = kLayout,
+                        const std::vector<Layout> &earlier = {}) {
+        SlotFloors floors{kStart, released_bound_us, earlier.data(), static_cast<int>(earlier.size())};
+        return bind_slot(slots.data(), static_cast<int>(slots.size()), dropped, k, layout, floors, outcome);
     }
     void release(const SequencerKey &k) {
         release_slot(slots.data(), static_cast<int>(slots.size()), &dropped, k, &released_bound_us);
@@ -107,6 +110,75 @@ TEST(SequencerSlots, RaisingMovesOnlyTheSlotsInUse) {
     raise_slots(t.slots.data(), 2, kStart + 5000000);
     EXPECT_GE(a->clock.next_free, position_after(kLayout, kStart + 5000000));
     EXPECT_EQ(t.slots[1].clock.next_free, 0u);
+}
+
+TEST(SequencerSlots, ANewSlotStartsAboveEverySlotStillHeld) {
+    // A slot left held by a sequencer nobody draws from any more (its definitions table dropped),
+    // its ids ahead of the clock: a new sequencer on the same node and layout starts above them.
+    Table t(2);
+    Bound outcome;
+    SequencerSlot *orphan = t.bind(key(1), &outcome);
+    raise_to(&orphan->clock, position_after(kLayout, kStart + 3000000));
+    const uint64_t used = orphan->clock.next_free;
+    SequencerSlot *b = t.bind(key(2), &outcome);
+    ASSERT_EQ(outcome, Bound::bound);
+    EXPECT_GT(b->clock.next_free, used);
+}
+
+// The largest id `layout` can issue for node `node` at clock position `position`.
+static uint64_t id_at(const Layout &layout, uint64_t position, int32_t node) {
+    const uint64_t ticks = position >> layout.counter_bits();
+    const uint64_t counter = position & ((uint64_t{1} << layout.counter_bits()) - 1);
+    if (layout.node_lowest())
+        return ticks << layout.node_and_counter_bits() | counter << layout.node_bits | static_cast<uint64_t>(node);
+    return ticks << layout.node_and_counter_bits() | static_cast<uint64_t>(node) << layout.counter_bits() | counter;
+}
+
+TEST(SequencerSlots, ANameDefinedAgainStartsAboveTheIdsOfEveryEarlierDefinition) {
+    // The name's old definition issued ids up to 3 s past kStart; it is dropped and defined
+    // again with an epoch 2 s later (the same time is 2,000 fewer ticks), with fewer nodes (more
+    // counter bits), with Sony's layout: every first id of the new one is above every old id,
+    // although the new one's clock starts at a time before the old one's last ids.
+    const Layout old_layout{kLayout.epoch_unix_ms, 13};
+    const std::vector<Layout> agains = {
+        Layout{kLayout.epoch_unix_ms + 2000, 13}, Layout{kLayout.epoch_unix_ms + 2000, 7},
+        Layout{kLayout.epoch_unix_ms - 3600000, 16, 0, Kind::sonyflake},
+        Layout{kLayout.epoch_unix_ms + 2000, 10, 0, Kind::snowcast}};
+    for (const Layout &again : agains) {
+        Table t(1);
+        Bound outcome;
+        SequencerSlot *old_slot = t.bind(key(1), &outcome, old_layout);
+        raise_to(&old_slot->clock, position_after(old_layout, kStart + 3000000));
+        const uint64_t last_old = id_at(old_layout, old_slot->clock.next_free - 1, old_layout.max_nodes() - 1);
+        t.release(key(1));
+        SequencerSlot *b = t.bind(key(2), &outcome, again, {old_layout});
+        ASSERT_EQ(outcome, Bound::bound);
+        EXPECT_GT(id_at(again, b->clock.next_free, 0), last_old) << again.epoch_unix_ms << " " << again.node_bits;
+        // Without the earlier layout only the time bound holds, which the later epoch repeats under.
+        if (again.epoch_unix_ms > old_layout.epoch_unix_ms && again.kind == Kind::idgen) {
+            Table u(1);
+            SequencerSlot *o = u.bind(key(1), &outcome, old_layout);
+            raise_to(&o->clock, position_after(old_layout, kStart + 3000000));
+            u.release(key(1));
+            EXPECT_LT(id_at(again, u.bind(key(2), &outcome, again)->clock.next_free, 0), last_old);
+        }
+    }
+}
+
+TEST(SequencerSlots, AnEarlierDefinitionWhoseIdsOutrunTheNewLayoutGivesNoSlot) {
+    // javascript ids have 12 bits below the time field, idgen's 22: the new one would need a
+    // time field 1,024 times further from its epoch than it has (kStart is years after it).
+    const Layout wide{kLayout.epoch_unix_ms, 13};
+    const Layout javascript{kLayout.epoch_unix_ms, 6, 0, Kind::javascript};
+    Table t(1);
+    Bound outcome;
+    t.bind(key(1), &outcome, wide);
+    t.release(key(1));
+    EXPECT_EQ(t.bind(key(2), &outcome, javascript, {wide}), nullptr);
+    EXPECT_EQ(outcome, Bound::too_far);
+    // An earlier definition that issued nothing before the bound constrains nothing.
+    const Layout future{kStart / 1000 + 10000, 13};
+    EXPECT_NE(t.bind(key(3), &outcome, javascript, {future}), nullptr);
 }
 
 }  // namespace

@@ -143,3 +143,29 @@ TEST(SnowflakeLayout, ClockPositionsCountTheWiderCounter) {
     EXPECT_EQ(position_after(l, us_at(l, 5)), uint64_t{5} << 16);
     EXPECT_EQ(unix_us_of(l, (uint64_t{5} << 16) + 65535), us_at(l, 5));
 }
+
+TEST(SnowflakeLayout, AboveAnEarlierDefinitionComparesIdsNotTimes) {
+    using namespace idgen::snowflake;
+    const Layout old_layout{1577836800000, 10};            // 2020-01-01, 1,024 nodes
+    const int64_t bound = (1577836800000 + 1000000) * 1000;  // 1,000 s after its epoch
+    // The same layout: the tick after the bound's. A later epoch: as many ticks after its own
+    // epoch, so 2 s later in time. An earlier one: sooner.
+    EXPECT_EQ(above_earlier_unix_us(old_layout, bound, old_layout), bound);
+    EXPECT_EQ(above_earlier_unix_us(old_layout, bound + 1, old_layout), bound + 1000);
+    EXPECT_EQ(above_earlier_unix_us(old_layout, bound, Layout{1577836802000, 13}), bound + 2000000);
+    EXPECT_EQ(above_earlier_unix_us(old_layout, bound, Layout{1577836700000, 7}), bound - 100000000);
+    // Sony's layout has 2 more bits below its time field, in ticks of 10 ms: a quarter of the
+    // ticks, 2.5 times the time from its epoch.
+    EXPECT_EQ(above_earlier_unix_us(old_layout, bound, Layout{1577836800000, 16, 0, Kind::sonyflake}),
+              (1577836800000 + 2500000) * 1000);
+    // Nothing issued before the bound: no constraint. Ids past the new time field: none possible.
+    EXPECT_EQ(above_earlier_unix_us(old_layout, 1577836800000 * 1000, old_layout), INT64_MIN);
+    // javascript has 10 bits fewer below its time field: 1,024 times the ticks, which its field
+    // holds 1,000 s after the epoch and no longer 30 days after it.
+    const Layout javascript{1577836800000, 6, 0, Kind::javascript};
+    EXPECT_EQ(above_earlier_unix_us(old_layout, bound, javascript), (1577836800000 + 1024000000) * 1000);
+    EXPECT_EQ(above_earlier_unix_us(old_layout, (1577836800000 + 30 * 86400000LL) * 1000, javascript), INT64_MAX);
+    // snowcast's last tick: its ids reach 2^64 (no overflow), beyond every layout.
+    const Layout snowcast{0, 10, 0, Kind::snowcast};
+    EXPECT_EQ(above_earlier_unix_us(snowcast, INT64_MAX, snowcast), INT64_MAX);
+}

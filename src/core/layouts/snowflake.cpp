@@ -166,6 +166,22 @@ uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept 
     return ticks <= 0 ? 0 : static_cast<uint64_t>(ticks) << layout.counter_bits();
 }
 
+int64_t above_earlier_unix_us(const Layout &earlier, int64_t bound_unix_us, const Layout &later) noexcept {
+    // The last tick of `earlier` that starts before the bound (an id's tick ends at or before it).
+    if (bound_unix_us <= INT64_MIN + 1000) return INT64_MIN;
+    int64_t last_tick = ticks_of(earlier, bound_unix_us - 1);
+    if (last_tick < 0) return INT64_MIN;
+    if (last_tick > earlier.max_ticks()) last_tick = earlier.max_ticks();
+    // Every id of earlier is below (last_tick + 1) << its node and counter bits (up to 2^64:
+    // 128-bit arithmetic); the first tick of later at or above that, rounded up.
+    using u128 = unsigned __int128;
+    const u128 ids_below = static_cast<u128>(last_tick + 1) << earlier.node_and_counter_bits();
+    const int shift = later.node_and_counter_bits();
+    const u128 first_tick = (ids_below + ((u128{1} << shift) - 1)) >> shift;
+    if (first_tick > static_cast<u128>(later.max_ticks())) return INT64_MAX;
+    return tick_start_ms(later, static_cast<int64_t>(first_tick)) * 1000;
+}
+
 int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept {
     return tick_start_ms(layout, static_cast<int64_t>(position >> layout.counter_bits())) * 1000;
 }

@@ -92,6 +92,16 @@ Status min_id(const Layout &layout, int64_t unix_us, int64_t *id) noexcept;
 // before a durable horizon (every id issued so far ends at or before `horizon_unix_us`).
 uint64_t position_after(const Layout &layout, int64_t horizon_unix_us) noexcept;
 
+// Where a definition of a name must start so that it never repeats an id an earlier definition of
+// that name issued: the Unix time (us) of the start of the first tick of `later` whose every id
+// lies above, in the unsigned order of ids, every id `earlier` can have issued in ticks that
+// start before `bound_unix_us` (a time at or after the end of every id it issued). Ids are
+// ordered by their time field first, so the bound is the first id of `earlier`'s tick after the
+// one holding the bound, whatever the epochs, node counts and kinds; it compares ids, never
+// times, because the same time is another tick count under another epoch. INT64_MIN when
+// `earlier` issued nothing before the bound; INT64_MAX when `later`'s time field runs out first.
+int64_t above_earlier_unix_us(const Layout &earlier, int64_t bound_unix_us, const Layout &later) noexcept;
+
 // The Unix time at which clock position `position` starts (the start of its tick).
 int64_t unix_us_of(const Layout &layout, uint64_t position) noexcept;
 

@@ -26,9 +26,20 @@ SequencerSlot *find_slot(SequencerSlot *slots, int count, const SequencerKey &ke
     return nullptr;
 }
 
+bool start_position(const Layout &layout, int64_t bound_unix_us, const SlotFloors &floors,
+                    uint64_t *position) noexcept {
+    uint64_t start = position_after(layout, bound_unix_us);
+    for (int i = 0; i < floors.earlier_count; i++) {
+        const int64_t above = above_earlier_unix_us(floors.earlier[i], bound_unix_us, layout);
+        if (above == INT64_MAX) return false;
+        if (above != INT64_MIN && position_after(layout, above) > start) start = position_after(layout, above);
+    }
+    *position = start;
+    return true;
+}
+
 SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dropped, const SequencerKey &key,
-                         const Layout &layout, int64_t start_floor_us, int64_t released_bound_us,
-                         Bound *outcome) noexcept {
+                         const Layout &layout, const SlotFloors &floors, Bound *outcome) noexcept {
     if (SequencerSlot *held = find_slot(slots, count, key)) {
         *outcome = Bound::held;
         return held;
@@ -45,11 +56,27 @@ SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dro
         return nullptr;
     }
     // Above every id handed out before the server started (or recovered, or adopted a moved
-    // database's state) and every id of the sequencers dropped since.
+    // database's state), every id of the sequencers dropped since, and every id of the slots held
+    // now. The last is for a slot that no sequencer will draw from again but that is still held
+    // (its database or its definitions table dropped): its ids are not in the released bound, and
+    // a slot of the same node and layout started at the clock could repeat the ones it issued
+    // ahead of it. A held slot whose sequencer still draws may issue past this bound later; its
+    // ids are another sequencer's, whose ids may equal these.
+    int64_t bound = floors.start_floor_us > floors.released_bound_us ? floors.start_floor_us
+                                                                       : floors.released_bound_us;
+    for (int i = 0; i < count; i++)
+        if (!slots[i].key.none()) {
+            const int64_t held_bound = issued_bound_unix_us(slots[i].layout, slots[i].clock);
+            if (held_bound > bound) bound = held_bound;
+        }
+    uint64_t start = 0;
+    if (!start_position(layout, bound, floors, &start)) {
+        *outcome = Bound::too_far;
+        return nullptr;
+    }
     slot->layout = layout;
     slot->clock.next_free = 0;
-    raise_to(&slot->clock, position_after(layout, start_floor_us));
-    raise_to(&slot->clock, position_after(layout, released_bound_us));
+    raise_to(&slot->clock, start);
     slot->last_unix_ms = 0;
     slot->key = key;
     atomic_fetch_add(&slot->generation, 1);
@@ -60,6 +87,10 @@ SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dro
 void release_slot(SequencerSlot *slots, int count, DroppedKeys *dropped, const SequencerKey &key,
                   int64_t *released_bound_us) noexcept {
     dropped->keys[dropped->count++ % kDroppedRemembered] = key;
+    retire_slot(slots, count, key, released_bound_us);
+}
+
+void retire_slot(SequencerSlot *slots, int count, const SequencerKey &key, int64_t *released_bound_us) noexcept {
     if (SequencerSlot *slot = find_slot(slots, count, key)) {
         // retire() changes the generation before it takes the bound, so a draw in flight in
         // another process either lies within the bound or is dropped by that process's check

@@ -60,18 +60,38 @@ void forget_dropped(DroppedKeys *dropped, const SequencerKey &key) noexcept;
 // The slot `key` holds among `count` slots; nullptr when it holds none.
 SequencerSlot *find_slot(SequencerSlot *slots, int count, const SequencerKey &key) noexcept;
 
-enum class Bound { held, bound, dropped, full };
+enum class Bound { held, bound, dropped, full, too_far };
+
+// What a new slot must start above, besides the ids of every slot held when it is bound.
+struct SlotFloors {
+    int64_t start_floor_us;     // every id before the last server start, recovery or adoption
+    int64_t released_bound_us;  // every id of the slots released since
+    // The layouts of earlier definitions of the key's name (dropped since): the new slot's ids lie
+    // above every id they issued before the time bound the other floors make (above_earlier_unix_us).
+    const Layout *earlier = nullptr;
+    int earlier_count = 0;
+};
 
 // The slot of `key`: the one it holds (held), or else a free one given to it (bound): its clock
-// starts above every id before `start_floor_us` and `released_bound_us`, and its generation
-// changes. nullptr when `key` was dropped (dropped) or no slot is free (full).
+// starts above every id before the floors and every id of every slot held now (one a sequencer
+// no longer draws from, whatever left it held, among them), and its generation changes. nullptr
+// when `key` was dropped (dropped), no slot is free (full), or an earlier definition's ids run
+// past the end of the layout's time field (too_far).
 SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dropped, const SequencerKey &key,
-                         const Layout &layout, int64_t start_floor_us, int64_t released_bound_us,
-                         Bound *outcome) noexcept;
+                         const Layout &layout, const SlotFloors &floors, Bound *outcome) noexcept;
 
-// `key` was dropped: it is remembered as dropped, and its slot, if it holds one, is retired
-// (snowflake.hpp, retire: its generation changes before its bound is read) and freed;
-// *released_bound_us is raised to cover every id the slot handed out or still will.
+// The clock position from which `layout` issues only ids above every id before `bound_unix_us`
+// and above every id the earlier definitions in `floors` issued before it; false when an earlier
+// one's ids run past the end of the layout's time field.
+bool start_position(const Layout &layout, int64_t bound_unix_us, const SlotFloors &floors,
+                    uint64_t *position) noexcept;
+
+// The slot of `key`, if it holds one, is retired (snowflake.hpp, retire: its generation changes
+// before its bound is read) and freed; *released_bound_us is raised to cover every id the slot
+// handed out or still will. The key may bind a fresh slot later (above that bound).
+void retire_slot(SequencerSlot *slots, int count, const SequencerKey &key, int64_t *released_bound_us) noexcept;
+
+// `key` was dropped: it is remembered as dropped, and its slot is retired (retire_slot).
 void release_slot(SequencerSlot *slots, int count, DroppedKeys *dropped, const SequencerKey &key,
                   int64_t *released_bound_us) noexcept;
 

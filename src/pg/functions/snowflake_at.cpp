@@ -75,8 +75,19 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
                          "max_nodes => 128, backfill_nodes => 16).",
                          site->def.name)));
     check(valid);
+    // Retrospective ids fall at past times, where the name's earlier definitions issued ids: under
+    // the same definition they lie on other node ids or in earlier namespaces; under another
+    // epoch, node count or layout the same bits can be an earlier id.
+    if (site->def.redefined)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake_at(): Snowflake sequencer \"%s\" was defined before with another epoch, node "
+                        "count or layout",
+                        site->def.name),
+                 errdetail("Retrospective ids of this definition could repeat ids of the earlier one."),
+                 errhint("Backfill through a sequencer of a new name.")));
     // One lease space per sequencer name in this database: a sequencer dropped and created
-    // again goes on with the namespaces after the old one's.
+    // again the same goes on with the namespaces after the old one's.
     const LeaseSpace space{LeaseKind::snowflake, MyDatabaseId, site->def.name_hash};
     if (cluster_shared() != nullptr) {
         // Cluster mode: the registry's counter of the name numbers windows of the reserved node

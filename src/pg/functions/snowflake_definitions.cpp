@@ -1,11 +1,12 @@
 // The internal functions behind snowflake_create, snowflake_drop, the snowflake_sequencers view,
-// snowflake_attach and snowflake_detach: checking and registering a definition, releasing a
-// dropped sequencer's slot, a sequencer's row of the view, a node id claimed or given back, and
+// snowflake_attach and snowflake_detach: checking and registering a definition, following a
+// created one's transaction, releasing a dropped sequencer's slot, a sequencer's row of the view, a node id claimed or given back, and
 // the Citus group that tells snowflake_create and snowflake_drop whether to reach the workers.
 #include "core/layouts/snowflake.hpp"
 #include "core/registry/registry_lease.hpp"
 
 #include "pg/boundary/convert.hpp"
+#include "pg/boundary/extension_schema.hpp"
 #include "pg/boundary/errors.hpp"
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
@@ -24,6 +25,7 @@ using namespace idgen::pg;
 extern "C" {
 PG_FUNCTION_INFO_V1(idgen_snowflake_check_definition);
 PG_FUNCTION_INFO_V1(idgen_snowflake_release);
+PG_FUNCTION_INFO_V1(idgen_snowflake_created);
 PG_FUNCTION_INFO_V1(idgen_snowflake_state);
 PG_FUNCTION_INFO_V1(idgen_snowflake_attach);
 PG_FUNCTION_INFO_V1(idgen_snowflake_detach);
@@ -62,6 +64,19 @@ Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
     release_sequencer_at_commit(PG_GETARG_OID(0), PG_GETARG_INT64(1),
                                 PG_NARGS() > 2 ? text_to_cstring(PG_GETARG_TEXT_PP(2)) : nullptr);
     invalidate_sequencer_caches(PG_GETARG_OID(0));
+    PG_RETURN_VOID();
+}
+
+// (definitions, definition id, name): snowflake_create made the definition in this transaction.
+// Its slot follows the transaction (released if it aborts), every backend's cache is told at
+// commit and this one's at once if it aborts (a catalog row inserted queues no invalidation by
+// itself), and it is refused (55000) if it cannot start above its name's earlier definitions.
+Datum idgen_snowflake_created(PG_FUNCTION_ARGS) {
+    release_sequencer_at_abort(PG_GETARG_OID(0), PG_GETARG_INT64(1));
+    invalidate_sequencer_caches(PG_GETARG_OID(0));
+    SequencerDefinition def;
+    find_sequencer_definition(extension_schema(fcinfo), PG_GETARG_TEXT_PP(2), &def);
+    check_definition_reaches_above(shared_state_or_null(), def);
     PG_RETURN_VOID();
 }
 

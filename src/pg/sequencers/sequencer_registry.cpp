@@ -1,12 +1,13 @@
 // Definition lookup through SPI, and the slot_lock around the slot table's logic
-// (src/core/sequencers/sequencer_slots.hpp): binding a slot, and releasing the slots of dropped sequencers
-// when their drop commits.
+// (src/core/sequencers/sequencer_slots.hpp): binding a slot, releasing the slots of dropped sequencers
+// when their drop commits, and those of created ones when their creation aborts.
 #include "pg/sequencers/sequencer_registry.hpp"
 
 #include "core/base/arithmetic.hpp"
 
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
+#include "pg/boundary/settings.hpp"
 #include "pg/boundary/wall_clock.hpp"
 #include "pg/cluster/citus_sequencers.hpp"
 #include "pg/cluster/cluster_shared.hpp"
@@ -43,6 +44,7 @@ int sequencer_name_length(const text *name, NameUse use) {
 
 // The layouts by the names SQL knows them by, in Kind's order.
 static const char *const kLayoutNames[] = {"idgen", "snowcast", "sonyflake", "javascript"};
+static_assert(lengthof(kLayoutNames) == kLayoutKinds, "one earlier layout per kind");
 
 const char *layout_name(snowflake::Kind kind) {
     return kLayoutNames[static_cast<int>(kind)];
@@ -100,6 +102,37 @@ uint64 sequencer_name_hash(const char *name, size_t len) {
     return hash_bytes_extended(reinterpret_cast<const unsigned char *>(name), len, 0);
 }
 
+// The earlier definitions of `name` (snowflake_retired, from 0.9.8 on; none in an older schema)
+// into out->earlier and out->redefined, within the caller's SPI connection. The node bits of an
+// earlier layout are left 0: what its ids lie below depends on its epoch and kind only.
+static void read_earlier_definitions(Oid schema, const text *name, SequencerDefinition *out) {
+    out->earlier_count = 0;
+    out->redefined = false;
+    if (!OidIsValid(get_relname_relid("snowflake_retired", schema))) return;
+    const char *s = quote_identifier(get_namespace_name(schema));
+    const char *query = psprintf(
+        "SELECT r.layout, pg_catalog.min(r.epoch), pg_catalog.bool_or(r.epoch OPERATOR(pg_catalog.<>) d.epoch "
+        "OR r.max_nodes OPERATOR(pg_catalog.<>) d.max_nodes OR r.backfill_nodes OPERATOR(pg_catalog.<>) "
+        "d.backfill_nodes OR r.layout OPERATOR(pg_catalog.<>) d.layout) "
+        "FROM %s.snowflake_retired r JOIN %s.snowflake_definitions d ON d.name OPERATOR(pg_catalog.=) r.name "
+        "WHERE r.name OPERATOR(pg_catalog.=) $1 GROUP BY r.layout",
+        s, s);
+    Oid argtypes[1] = {TEXTOID};
+    Datum values[1] = {PointerGetDatum(name)};
+    if (SPI_execute_with_args(query, 1, argtypes, values, nullptr, IsInParallelMode(), kLayoutKinds) !=
+        SPI_OK_SELECT)
+        elog(ERROR, "idgen: looking up a Snowflake sequencer's earlier definitions failed");
+    for (uint64 i = 0; i < SPI_processed; i++) {
+        bool isnull = false;
+        HeapTuple row = SPI_tuptable->vals[i];
+        const snowflake::Kind kind =
+            layout_kind(DatumGetTextPP(SPI_getbinval(row, SPI_tuptable->tupdesc, 1, &isnull)));
+        const TimestampTz epoch = DatumGetTimestampTz(SPI_getbinval(row, SPI_tuptable->tupdesc, 2, &isnull));
+        out->earlier[out->earlier_count++] = snowflake::Layout{epoch_unix_ms(epoch), 0, 0, kind};
+        out->redefined |= DatumGetBool(SPI_getbinval(row, SPI_tuptable->tupdesc, 3, &isnull));
+    }
+}
+
 // The definition of `name` in the table of `schema` into *out; false when there is none.
 static bool read_sequencer_definition(Oid schema, const text *name, SequencerDefinition *out) {
     // backfill_nodes, backfill_owner and layout through to_jsonb: the columns exist from versions
@@ -138,6 +171,7 @@ static bool read_sequencer_definition(Oid schema, const text *name, SequencerDef
     const int32 backfill_nodes = DatumGetInt32(SPI_getbinval(row, desc, 5, &isnull));
     out->backfill_owner = DatumGetInt32(SPI_getbinval(row, desc, 6, &isnull));
     const snowflake::Kind kind = layout_kind(DatumGetTextPP(SPI_getbinval(row, desc, 7, &isnull)));
+    read_earlier_definitions(schema, name, out);
     SPI_finish();
     out->layout = layout_of(epoch_unix_ms(epoch), out->max_nodes, kind);
     out->layout.backfill_nodes = backfill_nodes;
@@ -165,6 +199,34 @@ SequencerSlot *find_sequencer_slot(SharedState *s, Oid table, int64 definition_i
     return slot;
 }
 
+// 55000 for a definition whose name's earlier definitions issued ids that no id of its layout lies
+// above, or above which it would start too far ahead of the clock (`ahead_ms`, -1: never).
+static void refuse_start_past_time_field(const SequencerDefinition &def, int64_t ahead_ms = -1) {
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("Snowflake sequencer \"%s\" cannot issue ids above those of its earlier definitions", def.name),
+             ahead_ms < 0 ? errdetail("Its ids would have to run past the end of its layout's time field.")
+                          : errdetail("Its first id would lie %lld ms ahead of the clock (idgen.max_lead = %d ms, "
+                                      "idgen.max_wait = %d ms): a name dropped and defined again with a later "
+                                      "epoch, fewer bits below the time field or longer ticks continues above "
+                                      "every id the name issued on this server.",
+                                      static_cast<long long>(ahead_ms), max_lead_ms, max_wait_ms),
+             errhint("Define the sequencer under a new name, or again as it was before.")));
+}
+
+void check_definition_reaches_above(SharedState *s, const SequencerDefinition &def) {
+    if (def.earlier_count == 0) return;
+    const int64_t now = now_unix_us();
+    // Every id this server's sequencers issued (released, held, before the start) ends by then.
+    const int64_t bound = s != nullptr ? issued_bound_unix_us(s) : now;
+    const snowflake::SlotFloors floors{bound, bound, def.earlier, def.earlier_count};
+    uint64_t position = 0;
+    if (!snowflake::start_position(def.layout, bound > now ? bound : now, floors, &position))
+        refuse_start_past_time_field(def);
+    const int64_t ahead_ms = (snowflake::unix_us_of(def.layout, position) - now) / 1000;
+    if (ahead_ms > static_cast<int64_t>(max_lead_ms) + max_wait_ms) refuse_start_past_time_field(def, ahead_ms);
+}
+
 // A shared look first (the sequencer usually holds its slot already), then the binding under
 // the exclusive lock, which looks again: another backend may have bound it in between.
 SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &def, uint64_t *generation) {
@@ -176,8 +238,12 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
 
     LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
     snowflake::Bound outcome;
-    slot = snowflake::bind_slot(s->slots, s->slot_count, s->dropped, def.key, def.layout, s->start_floor_us,
-                                s->released_bound_us, &outcome);
+    const snowflake::SlotFloors floors{s->start_floor_us, s->released_bound_us, def.earlier, def.earlier_count};
+    slot = snowflake::bind_slot(s->slots, s->slot_count, s->dropped, def.key, def.layout, floors, &outcome);
+    if (outcome == snowflake::Bound::too_far) {
+        LWLockRelease(s->slot_lock);
+        refuse_start_past_time_field(def);
+    }
     if (outcome == snowflake::Bound::dropped) {
         LWLockRelease(s->slot_lock);
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -194,27 +260,45 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
     return slot;
 }
 
-// Releases queued by snowflake_drop in the current transaction, in TopTransactionContext,
-// each with the subtransaction it belongs to. A release follows its drop's fate, as core's
-// ON COMMIT actions do (AtEOSubXact_on_commit_actions): when that subtransaction aborts
-// (ROLLBACK TO SAVEPOINT, a PL/pgSQL EXCEPTION block catching an error) the drop is undone
-// and the release is discarded; when it commits, the release is handed to its parent; at
-// top-level commit what is left is carried out.
+// Slot changes queued in the current transaction, in TopTransactionContext, each with the
+// subtransaction it belongs to:
+// - a drop's release (snowflake_drop) follows its drop's fate, as core's ON COMMIT actions do
+//   (AtEOSubXact_on_commit_actions): when that subtransaction aborts (ROLLBACK TO SAVEPOINT, a
+//   PL/pgSQL EXCEPTION block catching an error) the drop is undone and the release is discarded;
+//   at top-level commit it is carried out;
+// - a creation (snowflake_create, and a Citus worker's fetch, which creates) is the other way
+//   round: when its subtransaction or the transaction aborts, the definition never existed for
+//   anyone else, so the slot this backend may have bound for it is released and its key
+//   remembered as dropped; at commit nothing is left to do. Without this the slot would stay
+//   held for a key nobody can see, still issuing to this backend's cached binding, while the
+//   name's next definition took a fresh slot over the same ticks of the same node.
+// A change whose subtransaction commits is handed to its parent.
+enum class PendingKind { drop, creation };
 struct PendingRelease {
     SequencerKey key;
     SubTransactionId subxact;
-    char name[NAMEDATALEN];  // destroyed cluster-wide at commit in cluster mode ('' if not given)
+    PendingKind kind;
+    char name[NAMEDATALEN];  // a drop: destroyed cluster-wide at commit in cluster mode ('' if not given)
 };
 static List *pending_releases = NIL;
 
-void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name) {
+static void queue_release(Oid table, int64 definition_id, PendingKind kind, const char *name) {
     MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
     PendingRelease *release = static_cast<PendingRelease *>(palloc0(sizeof(PendingRelease)));
     release->key = SequencerKey{MyDatabaseId, table, definition_id};
     release->subxact = GetCurrentSubTransactionId();
+    release->kind = kind;
     if (name != nullptr) strlcpy(release->name, name, sizeof release->name);
     pending_releases = lappend(pending_releases, release);
     MemoryContextSwitchTo(old);
+}
+
+void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name) {
+    queue_release(table, definition_id, PendingKind::drop, name);
+}
+
+void release_sequencer_at_abort(Oid table, int64 definition_id) {
+    queue_release(table, definition_id, PendingKind::creation, nullptr);
 }
 
 void keep_in_cluster_at_commit(const char *name) {
@@ -225,9 +309,49 @@ void keep_in_cluster_at_commit(const char *name) {
     }
 }
 
+static bool any_pending(PendingKind kind) {
+    ListCell *lc;
+    foreach (lc, pending_releases)
+        if (static_cast<PendingRelease *>(lfirst(lc))->kind == kind) return true;
+    return false;
+}
+
+// What the queued changes of `kind` do to their slots (under slot_lock, exclusive):
+// - release: the slot is retired and the key remembered as dropped, so that no backend binds
+//   it again (a committed drop, an aborted creation);
+// - retire: the slot is retired, the key may bind again (a prepared creation: COMMIT PREPARED
+//   makes it, and its next slot starts above the retired one);
+// - forget: the key is no longer remembered as dropped (a drop retired at pre-commit whose
+//   transaction failed after all: its sequencer binds a fresh slot, above released_bound_us
+//   and so above every id of the retired one).
+enum class SlotAction { release, retire, forget };
+static void apply_pending_locked(SharedState *s, PendingKind kind, SlotAction action,
+                                 SubTransactionId only_subxact = InvalidSubTransactionId) {
+    ListCell *lc;
+    foreach (lc, pending_releases) {
+        const PendingRelease *r = static_cast<PendingRelease *>(lfirst(lc));
+        if (r->kind != kind || (only_subxact != InvalidSubTransactionId && r->subxact != only_subxact)) continue;
+        if (action == SlotAction::release)
+            snowflake::release_slot(s->slots, s->slot_count, &s->dropped, r->key, &s->released_bound_us);
+        else if (action == SlotAction::retire)
+            snowflake::retire_slot(s->slots, s->slot_count, r->key, &s->released_bound_us);
+        else
+            snowflake::forget_dropped(&s->dropped, r->key);
+    }
+}
+
+static void apply_pending(PendingKind kind, SlotAction action, SubTransactionId only_subxact = InvalidSubTransactionId) {
+    SharedState *s = shared_state_or_null();
+    if (s == nullptr || !any_pending(kind)) return;
+    LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+    apply_pending_locked(s, kind, action, only_subxact);
+    LWLockRelease(s->slot_lock);
+}
+
 static void follow_subtransaction(SubXactEvent event, SubTransactionId subxact, SubTransactionId parent,
                                   void *) {
     if (event != SUBXACT_EVENT_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB) return;
+    if (event == SUBXACT_EVENT_ABORT_SUB) apply_pending(PendingKind::creation, SlotAction::release, subxact);
     ListCell *lc;
     foreach (lc, pending_releases) {
         PendingRelease *release = static_cast<PendingRelease *>(lfirst(lc));
@@ -241,65 +365,46 @@ static void follow_subtransaction(SubXactEvent event, SubTransactionId subxact, 
     }
 }
 
-// Retires the slots of the sequencers in pending_releases and remembers their keys as dropped,
-// so that no backend binds them again (under slot_lock, exclusive).
-static void retire_pending_locked(SharedState *s) {
-    ListCell *lc;
-    foreach (lc, pending_releases)
-        snowflake::release_slot(s->slots, s->slot_count, &s->dropped,
-                                static_cast<PendingRelease *>(lfirst(lc))->key, &s->released_bound_us);
-}
-
-// The transaction failed after its slots were retired: its sequencers were not dropped after
-// all. Forgetting their keys lets them bind a fresh slot, which starts above released_bound_us
-// and so above every id of the retired one.
-static void forget_pending_locked(SharedState *s) {
-    ListCell *lc;
-    foreach (lc, pending_releases)
-        snowflake::forget_dropped(&s->dropped, static_cast<PendingRelease *>(lfirst(lc))->key);
-}
-
 static bool retired_at_pre_commit = false;
 
 static void release_pending(XactEvent event, void *) {
-    // Prepared transactions: the drop would take effect at COMMIT PREPARED, which may run in
+    // Prepared transactions: a drop would take effect at COMMIT PREPARED, which may run in
     // another session or after a restart, and PostgreSQL 15 calls no callback of an extension
     // there (two-phase resource managers are a fixed table in core). Released at PREPARE, the
     // sequencer would be dead after ROLLBACK PREPARED; never released, its slot would keep
     // ids that a re-created sequencer must start above out of released_bound_us, so the new
     // one could repeat them. So, as core does for temporary objects, PREPARE is refused; the
-    // error aborts the transaction and with it the drop.
-    if (event == XACT_EVENT_PRE_PREPARE && pending_releases != NIL)
+    // error aborts the transaction and with it the drop. A creation can be prepared (a Citus
+    // worker's fetch inside a distributed transaction is): its slot is retired at PREPARE,
+    // which is right whichever way it ends.
+    if (event == XACT_EVENT_PRE_PREPARE && any_pending(PendingKind::drop))
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                         errmsg("cannot PREPARE a transaction that dropped a Snowflake sequencer"),
                         errhint("Drop Snowflake sequencers in a transaction that commits without "
                                 "PREPARE TRANSACTION.")));
-    // The slots are retired before the commit becomes visible, not after: XACT_EVENT_COMMIT
+    if (event == XACT_EVENT_PREPARE) apply_pending(PendingKind::creation, SlotAction::retire);
+    // A drop's slot is retired before the commit becomes visible, not after: XACT_EVENT_COMMIT
     // comes after other sessions can see the drop, and so the sequencer re-created in the same
     // transaction, and one of them could give the new sequencer a slot above a released bound
     // that does not cover the old slot yet, while the old slot still issues ids on this node
     // (test/tap/014). Retiring early is safe whatever follows: if the transaction still fails
     // after this point (a serialization failure at commit), its keys are forgotten again and
     // the sequencers bind fresh slots above the bound.
-    SharedState *s = shared_state_or_null();
-    if (event == XACT_EVENT_PRE_COMMIT && s != nullptr && pending_releases != NIL) {
-        LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
-        retire_pending_locked(s);
-        LWLockRelease(s->slot_lock);
+    if (event == XACT_EVENT_PRE_COMMIT && any_pending(PendingKind::drop)) {
+        apply_pending(PendingKind::drop, SlotAction::release);
         retired_at_pre_commit = true;
     }
-    if ((event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) && retired_at_pre_commit &&
-        s != nullptr) {
-        LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
-        forget_pending_locked(s);
-        LWLockRelease(s->slot_lock);
+    if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) {
+        if (retired_at_pre_commit) apply_pending(PendingKind::drop, SlotAction::forget);
+        apply_pending(PendingKind::creation, SlotAction::release);
     }
     // Committed: destroyed cluster-wide (cluster mode; the registry worker does it, no waiting).
     if (event == XACT_EVENT_COMMIT) {
         ListCell *lc;
         foreach (lc, pending_releases) {
             const PendingRelease *release = static_cast<PendingRelease *>(lfirst(lc));
-            if (release->name[0] != '\0') cluster_destroy_at_commit(release->name);
+            if (release->kind == PendingKind::drop && release->name[0] != '\0')
+                cluster_destroy_at_commit(release->name);
         }
     }
     if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE ||

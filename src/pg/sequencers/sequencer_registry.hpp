@@ -1,10 +1,12 @@
 // Folder src/pg/sequencers: Snowflake sequencer definitions and each backend's cache of them.
 //
 // Where Snowflake sequencers are found: their definitions in the extension's table
-// snowflake_definitions (per database, dumped by pg_dump), and their running state in a
-// shared-memory slot keyed by (database, table, definition id). A key is never reused, so a
-// dropped and re-created sequencer gets a fresh slot, which starts above the durable
-// horizon and so above every id the old one handed out.
+// snowflake_definitions (per database, dumped by pg_dump), the earlier definitions of their names
+// in snowflake_retired (also dumped), and their running state in a shared-memory slot keyed by
+// (database, table, definition id). A key is never reused, so a dropped and re-created sequencer
+// gets a fresh slot, which starts above every id the name's earlier definitions handed out on this
+// server (sequencer_slots.hpp, bind_slot). A slot follows the transaction that made its
+// definition: one bound to a definition whose creation aborts is released at the abort.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,11 @@
 
 namespace idgen::pg {
 
+// The kinds of layout, so the most earlier layouts a name's definition starts above: of the earlier
+// definitions of one kind only the earliest epoch matters (above_earlier_unix_us depends on the
+// epoch, the tick and the bits below the time field, which the kind fixes).
+constexpr int kLayoutKinds = 4;
+
 struct SequencerDefinition {
     SequencerKey key;
     int32 max_nodes;
@@ -22,6 +29,12 @@ struct SequencerDefinition {
     char name[NAMEDATALEN];
     uint64 name_hash;      // keys the sequencer's lease space for snowflake_at (computed once)
     int32 backfill_owner;  // the node id of the one server that may run snowflake_at (-1: any)
+    // The name's earlier definitions on this server (snowflake_retired): the earliest epoch of
+    // each kind, and whether any of them differs from this one (then snowflake_at refuses: its
+    // retrospective ids fall at past times, where an earlier layout's ids may be the same bits).
+    snowflake::Layout earlier[kLayoutKinds];
+    int earlier_count;
+    bool redefined;
 };
 
 enum class NameUse { create, lookup };
@@ -71,6 +84,17 @@ SequencerSlot *find_sequencer_slot(SharedState *state, Oid table, int64 definiti
 // (sub)transaction's changes commit at top level; nothing happens if the subtransaction
 // aborts. A transaction that queued a release cannot be prepared (PREPARE raises 0A000).
 void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name);
+
+// The definition `definition_id` of `table` was made in the current (sub)transaction: if that
+// aborts, the slot it may have bound is released and its key is never bound again; if the
+// transaction is prepared, the slot is released (without forbidding the key: COMMIT PREPARED
+// makes the definition, which then binds a fresh slot above the released one).
+void release_sequencer_at_abort(Oid table, int64 definition_id);
+
+// 55000 unless the definition `def` can start, now, within idgen.max_lead and idgen.max_wait of
+// the clock above every id its name's earlier definitions issued (snowflake_create refuses a
+// definition whose first snowflake_next could only fail).
+void check_definition_reaches_above(SharedState *state, const SequencerDefinition &def);
 
 // snowflake_create of `name` after its drop in the same transaction (cluster mode): the name is
 // not destroyed cluster-wide at commit; the create registers it instead. If the create is then
