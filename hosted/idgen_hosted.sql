@@ -1049,16 +1049,20 @@ $$;
 COMMENT ON TABLE snowflake_definitions IS
     'Snowflake sequencer definitions of the plain-SQL edition, each with its sequence; change them with snowflake_create and snowflake_drop';
 
--- A dropped sequencer's ids may run ahead of the clock (a clock stepped back, a burst past the
--- counter): the sequencer made again under its name starts above them, whatever its epoch or
--- layout. snowflake_drop keeps the end of the dropped ids' time here; snowflake_create starts
--- the new sequence past it.
+-- A sequencer made again under a dropped one's name starts above every id the dropped one handed
+-- out, whatever its epoch, node count or layout: ids compare as ids, since the same time is
+-- another id under another epoch (and its ids may have run ahead of the clock: a clock stepped
+-- back, a burst past the counter). snowflake_drop keeps the bound of the dropped ids here (and
+-- the end of their time, all that versions before 0.9.8 kept); snowflake_create starts the new
+-- sequence above both, or refuses where the bound of the ids lies more than 6 s ahead of the
+-- clock and of the end of their time.
 CREATE TABLE IF NOT EXISTS _idgen_snowflake_retired (
     name text PRIMARY KEY,
     ends_unix_ms bigint NOT NULL
 );
+ALTER TABLE _idgen_snowflake_retired ADD COLUMN IF NOT EXISTS ids_below numeric;
 COMMENT ON TABLE _idgen_snowflake_retired IS
-    'internal: per dropped sequencer name, the Unix millisecond after the time of every id it handed out';
+    'internal: per dropped sequencer name, the Unix millisecond after the time of every id it handed out, and the id above every one of them (NULL: dropped before 0.9.8)';
 
 CREATE OR REPLACE FUNCTION _idgen_snowflake_create(definitions regclass, name text, epoch timestamptz, max_nodes integer,
         backfill_nodes integer, layout text) RETURNS void
@@ -1071,6 +1075,9 @@ DECLARE
     serial text;
     existing record;
     ends bigint;
+    below numeric;
+    first_tick numeric;
+    ahead_ms numeric;
 BEGIN
     EXECUTE format('SELECT %s._idgen_snowflake_shape($1, $2, $3)', schema) INTO l USING epoch, max_nodes, layout;
     counter_bits := l[1] - l[2] - l[4];
@@ -1089,7 +1096,8 @@ BEGIN
         IF (existing.epoch, existing.max_nodes, existing.backfill_nodes, existing.layout)
            IS DISTINCT FROM (epoch, max_nodes, backfill_nodes, layout) THEN
             RAISE EXCEPTION 'Snowflake sequencer "%" already exists with a different definition', name
-                USING ERRCODE = '42710', HINT = 'Drop it first to change it.';
+                USING ERRCODE = '42710',
+                      HINT = 'To change it, define it under a new name: a name defined again continues above its earlier ids.';
         END IF;
         RETURN;
     END IF;
@@ -1102,11 +1110,30 @@ BEGIN
                    (2::numeric ^ (l[2] + counter_bits) - 1)::bigint);
     EXECUTE format('INSERT INTO %s VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', definitions)
         USING name, epoch, max_nodes, backfill_nodes, layout, l[4], counter_bits, serial::regclass, l[3];
-    -- Made again after a drop: the first value's tick past every id of the dropped one.
-    EXECUTE format('SELECT ends_unix_ms - floor(extract(epoch FROM $1) * 1000)::bigint FROM %s._idgen_snowflake_retired
-                    WHERE name = $2', schema) INTO ends USING epoch, name;
-    IF ends > 0 THEN
-        PERFORM setval(serial::regclass, ((ends + l[3] - 1) / l[3]) << counter_bits, false);
+    -- Made again after a drop: the first value's tick past the time of every id of the dropped
+    -- ones, and past the tick whose ids lie above all of them.
+    EXECUTE format('SELECT ends_unix_ms - floor(extract(epoch FROM $1) * 1000)::bigint, ids_below
+                    FROM %s._idgen_snowflake_retired WHERE name = $2', schema) INTO ends, below USING epoch, name;
+    -- What the bound of the ids adds to the end of their time must lie within 6 s of the clock (a
+    -- later epoch or fewer bits below the time field put it further; the time alone never did).
+    first_tick := div(below + 2::numeric ^ (l[4] + counter_bits) - 1, 2::numeric ^ (l[4] + counter_bits));
+    ahead_ms := floor(extract(epoch FROM epoch) * 1000) + first_tick * l[3]
+                - greatest(floor(extract(epoch FROM clock_timestamp()) * 1000), floor(extract(epoch FROM epoch) * 1000) + ends);
+    first_tick := greatest(CASE WHEN ends > 0 THEN (ends + l[3] - 1) / l[3] END, first_tick);
+    IF first_tick IS NOT NULL THEN
+        IF first_tick >= 2::numeric ^ l[2] OR ahead_ms > 6000 THEN
+            RAISE EXCEPTION 'Snowflake sequencer "%" cannot issue ids above those of its earlier definitions', name
+                USING ERRCODE = '55000',
+                      DETAIL = CASE WHEN first_tick >= 2::numeric ^ l[2]
+                                    THEN 'Its ids would have to run past the end of its layout''s time field.'
+                                    ELSE format('Its first id would lie %s ms ahead of the clock and of the dropped ids'' '
+                                                'time (at most 6000): a name dropped and defined again with a later epoch, '
+                                                'fewer bits below the time field or longer ticks continues above every id '
+                                                'the name issued.', ahead_ms)
+                               END,
+                      HINT = 'Define the sequencer under a new name, or again as it was before.';
+        END IF;
+        PERFORM setval(serial::regclass, first_tick::bigint << counter_bits, false);
     END IF;
 END
 $$;
@@ -1320,10 +1347,12 @@ BEGIN
     -- transaction ends), none is in flight.
     PERFORM pg_advisory_xact_lock(1768842596, d.serial::oid::integer);
     EXECUTE format('INSERT INTO %s._idgen_snowflake_retired AS r
-                    SELECT $1, ((v >> $2) + 1) * $5 + floor(extract(epoch FROM $3) * 1000)::bigint
+                    SELECT $1, ((v >> $2) + 1) * $5 + floor(extract(epoch FROM $3) * 1000)::bigint,
+                           ((v >> $2) + 1) * 2::numeric ^ ($2 + $6)
                     FROM pg_sequence_last_value($4) v WHERE v IS NOT NULL
-                    ON CONFLICT (name) DO UPDATE SET ends_unix_ms = greatest(r.ends_unix_ms, excluded.ends_unix_ms)', schema)
-        USING name, d.counter_bits, d.epoch, d.serial, d.tick_ms;
+                    ON CONFLICT (name) DO UPDATE SET ends_unix_ms = greatest(r.ends_unix_ms, excluded.ends_unix_ms),
+                                                     ids_below = greatest(r.ids_below, excluded.ids_below)', schema)
+        USING name, d.counter_bits, d.epoch, d.serial, d.tick_ms, d.node_bits;
     EXECUTE format('DROP SEQUENCE %s', d.serial);
 END
 $$;

@@ -5,7 +5,7 @@
 # The node id is the database's, set by the edition's owner only: until then, and in a copy of
 # the database, the generators refuse. A snowflake_next cancelled while it waits leaves no lock
 # behind; a caller with the README's grants makes ids; a sequencer made again starts above its
-# dropped ids. (sql/hosted_differential.sql
+# dropped ids, compared as ids, or is refused where that lies far ahead. (sql/hosted_differential.sql
 # compares its answers with the C extension's; 111_hosted_generators.pl tests its generators.)
 use strict;
 use warnings;
@@ -140,20 +140,30 @@ is(scalar(grep { /^\|\d+$/ } @granted), 5, 'a role with the README\'s grants mak
 like($err, qr/Snowflake sequencer "no_such" does not exist/, 'the jump takes a name and nothing else');
 
 # A sequencer dropped after its ids ran 10 s ahead of the clock (as when the clock steps back),
-# made again under its name with another epoch and node count: its ids start above the old ones.
+# made again under its name with an earlier epoch and another node count: its ids start above
+# the old ones, compared as ids and as times.
 my $ahead = $node->safe_psql('appdb', q{
     SET search_path = idgen;
     SELECT snowflake_create('again', '2024-01-01', 1024);
     SELECT setval(serial, _idgen_snowflake_now_value(epoch, counter_bits, tick_ms) + (10000::bigint << counter_bits))
     FROM snowflake_definitions WHERE name = 'again' \g /dev/null
-    SELECT snowflake_timestamp(snowflake_next('again'), '2024-01-01', 1024);
+    SELECT snowflake_next('again') AS id, snowflake_timestamp(snowflake_next('again'), '2024-01-01', 1024) AS ts \gset
     SELECT snowflake_drop('again');
-    SELECT snowflake_create('again', '2025-01-01', 512);}, extra_params => [ '-U', 'app' ]);
-my $made_again = $node->safe_psql('appdb',
-    q{SELECT idgen.snowflake_timestamp(idgen.snowflake_next('again'), '2025-01-01', 512)}, extra_params => [ '-U', 'caller' ]);
-($ahead) = grep { /\d{4}-/ } split /\n/, $ahead;
-cmp_ok($node->safe_psql('appdb', "SELECT '$made_again'::timestamptz > '$ahead'::timestamptz"), 'eq', 't',
-    "a sequencer made again starts above the dropped one's ids ($made_again after $ahead)");
+    SELECT snowflake_create('again', '2023-01-01', 512);
+    SELECT :'id', :'ts';}, extra_params => [ '-U', 'app' ]);
+my ($old_id, $old_ts) = split /\|/, (grep { /\|/ } split /\n/, $ahead)[0];
+my ($new_id, $new_ts) = split /\|/, $node->safe_psql('appdb',
+    q{SELECT i, idgen.snowflake_timestamp(i, '2023-01-01', 512) FROM idgen.snowflake_next('again') i},
+    extra_params => [ '-U', 'caller' ]);
+cmp_ok($node->safe_psql('appdb', "SELECT $new_id > $old_id AND '$new_ts'::timestamptz > '$old_ts'::timestamptz"), 'eq', 't',
+    "a sequencer made again starts above the dropped one's ids ($new_id after $old_id, $new_ts after $old_ts)");
+# Made again with a later epoch: the same time is a smaller id, and above the old ids lies a year
+# ahead of the clock. Refused; a new name is the way.
+($ret, $out, $err) = $node->psql('appdb', q{
+    SELECT idgen.snowflake_drop('again');
+    SELECT idgen.snowflake_create('again', '2025-01-01', 512);}, extra_params => [ '-U', 'app' ]);
+like($err, qr/cannot issue ids above those of its earlier definitions.*\n.*ms ahead of the clock/,
+    'made again with a later epoch: refused (55000), how far ahead in the detail');
 
 # A schema whose name needs quoting: the sequencers' sequences and the dropped sequencers' ends
 # are found in it.
