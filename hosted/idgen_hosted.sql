@@ -1026,7 +1026,10 @@ CREATE TABLE IF NOT EXISTS snowflake_definitions (
     node_bits integer NOT NULL,
     counter_bits integer NOT NULL,
     serial regclass NOT NULL,
-    tick_ms integer NOT NULL DEFAULT 1  -- the time field's unit: 10 in sonyflake, else 1
+    tick_ms integer NOT NULL DEFAULT 1,  -- the time field's unit: 10 in sonyflake, else 1
+    -- The transaction that made the definition: its draws wait for the clock rather than run
+    -- ahead of it (see _idgen_snowflake_next). NULL: made before 0.9.8.
+    created_in xid8
 );
 -- (the layouts and node counts of earlier versions are among these; a definition of one of them
 -- has ticks of 1 ms)
@@ -1035,6 +1038,7 @@ BEGIN
     IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'snowflake_definitions'::regclass AND attname = 'tick_ms') THEN
         ALTER TABLE snowflake_definitions ADD COLUMN tick_ms integer NOT NULL DEFAULT 1;
     END IF;
+    ALTER TABLE snowflake_definitions ADD COLUMN IF NOT EXISTS created_in xid8;
     IF EXISTS (SELECT FROM pg_constraint WHERE conrelid = 'snowflake_definitions'::regclass
                                            AND conname = 'snowflake_definitions_max_nodes_check') THEN
         ALTER TABLE snowflake_definitions DROP CONSTRAINT snowflake_definitions_max_nodes_check,
@@ -1078,6 +1082,7 @@ DECLARE
     below numeric;
     first_tick numeric;
     ahead_ms numeric;
+    next_value bigint;
 BEGIN
     EXECUTE format('SELECT %s._idgen_snowflake_shape($1, $2, $3)', schema) INTO l USING epoch, max_nodes, layout;
     counter_bits := l[1] - l[2] - l[4];
@@ -1108,33 +1113,42 @@ BEGIN
     EXECUTE format(CASE WHEN to_regclass(serial) IS NULL THEN 'CREATE' ELSE 'ALTER' END
                    || ' SEQUENCE %s MINVALUE 0 MAXVALUE %s NO CYCLE', serial,
                    (2::numeric ^ (l[2] + counter_bits) - 1)::bigint);
-    EXECUTE format('INSERT INTO %s VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', definitions)
+    EXECUTE format('INSERT INTO %s (name, epoch, max_nodes, backfill_nodes, layout, node_bits, counter_bits, serial,
+                                    tick_ms, created_in)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, pg_current_xact_id())', definitions)
         USING name, epoch, max_nodes, backfill_nodes, layout, l[4], counter_bits, serial::regclass, l[3];
-    -- Made again after a drop: the first value's tick past the time of every id of the dropped
-    -- ones, and past the tick whose ids lie above all of them.
+    -- The sequence starts at the latest of three ticks:
+    -- - the tick after now. A definition of this name made by a transaction that rolled back
+    --   took its sequence with it: nothing SQL can read remembers its ids. That transaction ended
+    --   before this insert could take the name, and its draws never ran ahead of its clock
+    --   (_idgen_snowflake_next), so each lies in a tick before the one after now;
+    -- - past the time of every id of the name's dropped definitions;
+    -- - the first whose ids lie above all of those (what that adds to their time must lie within
+    --   6 s of the clock: a later epoch or fewer bits below the time field put it further);
+    -- and never below a value the sequence, if it was there already, would give next.
     EXECUTE format('SELECT ends_unix_ms - floor(extract(epoch FROM $1) * 1000)::bigint, ids_below
                     FROM %s._idgen_snowflake_retired WHERE name = $2', schema) INTO ends, below USING epoch, name;
-    -- What the bound of the ids adds to the end of their time must lie within 6 s of the clock (a
-    -- later epoch or fewer bits below the time field put it further; the time alone never did).
     first_tick := div(below + 2::numeric ^ (l[4] + counter_bits) - 1, 2::numeric ^ (l[4] + counter_bits));
     ahead_ms := floor(extract(epoch FROM epoch) * 1000) + first_tick * l[3]
                 - greatest(floor(extract(epoch FROM clock_timestamp()) * 1000), floor(extract(epoch FROM epoch) * 1000) + ends);
-    first_tick := greatest(CASE WHEN ends > 0 THEN (ends + l[3] - 1) / l[3] END, first_tick);
-    IF first_tick IS NOT NULL THEN
-        IF first_tick >= 2::numeric ^ l[2] OR ahead_ms > 6000 THEN
-            RAISE EXCEPTION 'Snowflake sequencer "%" cannot issue ids above those of its earlier definitions', name
-                USING ERRCODE = '55000',
-                      DETAIL = CASE WHEN first_tick >= 2::numeric ^ l[2]
-                                    THEN 'Its ids would have to run past the end of its layout''s time field.'
-                                    ELSE format('Its first id would lie %s ms ahead of the clock and of the dropped ids'' '
-                                                'time (at most 6000): a name dropped and defined again with a later epoch, '
-                                                'fewer bits below the time field or longer ticks continues above every id '
-                                                'the name issued.', ahead_ms)
-                               END,
-                      HINT = 'Define the sequencer under a new name, or again as it was before.';
-        END IF;
-        PERFORM setval(serial::regclass, first_tick::bigint << counter_bits, false);
+    IF first_tick >= 2::numeric ^ l[2] OR ahead_ms > 6000 THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" cannot issue ids above those of its earlier definitions', name
+            USING ERRCODE = '55000',
+                  DETAIL = CASE WHEN first_tick >= 2::numeric ^ l[2]
+                                THEN 'Its ids would have to run past the end of its layout''s time field.'
+                                ELSE format('Its first id would lie %s ms ahead of the clock and of the dropped ids'' '
+                                            'time (at most 6000): a name dropped and defined again with a later epoch, '
+                                            'fewer bits below the time field or longer ticks continues above every id '
+                                            'the name issued.', ahead_ms)
+                           END,
+                  HINT = 'Define the sequencer under a new name, or again as it was before.';
     END IF;
+    EXECUTE format('SELECT (%s._idgen_snowflake_now_value($1, $2, $3) >> $2) + 1', schema)
+        INTO next_value USING epoch, counter_bits, l[3];
+    first_tick := greatest(next_value, CASE WHEN ends > 0 THEN (ends + l[3] - 1) / l[3] END, first_tick);
+    EXECUTE format('SELECT greatest($1, CASE WHEN is_called THEN last_value + 1 ELSE last_value END) FROM %s', serial)
+        INTO next_value USING first_tick::bigint << counter_bits;
+    PERFORM setval(serial::regclass, next_value, false);
 END
 $$;
 COMMENT ON FUNCTION _idgen_snowflake_create(regclass, text, timestamptz, integer, integer, text) IS
@@ -1312,6 +1326,12 @@ BEGIN
           AND l.classid = 1768842596 AND l.objid = lock_key::oid AND l.objsubid = 2;
         RAISE;
     END;
+    -- In the transaction that made the sequencer, a value ahead of the clock (a burst past the
+    -- counter) waits until the clock reaches its tick: if the transaction rolls back, the name
+    -- made again starts at the tick after its own now, above every id drawn here.
+    IF v >> d.counter_bits > now_value >> d.counter_bits AND d.created_in = pg_current_xact_id_if_assigned() THEN
+        PERFORM pg_sleep(((v >> d.counter_bits) - (now_value >> d.counter_bits)) * d.tick_ms / 1000.0);
+    END IF;
     -- Ticks above node and counter; Sony's layout puts the node id (its machine id) lowest.
     IF d.layout = 'sonyflake' THEN
         RETURN ((v >> d.counter_bits) << (d.node_bits + d.counter_bits))

@@ -165,6 +165,21 @@ cmp_ok($node->safe_psql('appdb', "SELECT $new_id > $old_id AND '$new_ts'::timest
 like($err, qr/cannot issue ids above those of its earlier definitions.*\n.*ms ahead of the clock/,
     'made again with a later epoch: refused (55000), how far ahead in the detail');
 
+# A sequencer made in a transaction that rolls back after a burst of draws (8 ids per ms: the
+# javascript layout with 512 nodes), then made again under its name at once: nothing remembers
+# the rolled-back ids, which waited for the clock rather than run ahead of it, and the new one
+# starts at the tick after its own creation, above them.
+my $rolled_back_max = (grep { /^\d+$/ } split /\n/, $node->safe_psql('appdb', q{
+    BEGIN;
+    SELECT idgen.snowflake_create('rb', '2024-01-01', 512, layout => 'javascript') \g /dev/null
+    SELECT max(idgen.snowflake_next('rb')) FROM generate_series(1, 2000);
+    ROLLBACK;}, extra_params => [ '-U', 'app' ]))[0];
+my $made_after = (grep { /^\d+$/ } split /\n/, $node->safe_psql('appdb', q{
+    SELECT idgen.snowflake_create('rb', '2024-01-01', 512, layout => 'javascript') \g /dev/null
+    SELECT min(idgen.snowflake_next('rb')) FROM generate_series(1, 10);}, extra_params => [ '-U', 'app' ]))[0];
+cmp_ok($made_after, '>', $rolled_back_max,
+    "a sequencer made again after its creation rolled back starts above the rolled-back ids ($made_after > $rolled_back_max)");
+
 # A schema whose name needs quoting: the sequencers' sequences and the dropped sequencers' ends
 # are found in it.
 $node->safe_psql('appdb', 'CREATE SCHEMA "Id Gen"', extra_params => [ '-U', 'app' ]);
