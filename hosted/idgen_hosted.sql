@@ -689,8 +689,38 @@ CREATE TABLE IF NOT EXISTS _idgen_node (
     node_id integer NOT NULL CHECK (node_id BETWEEN 0 AND 8191),
     set_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     fast_for text,
+    -- Where the server that last checked the row ran: its WAL timeline and its data directory
+    -- (NULL where the edition's owner may not read it). See _idgen_node_here.
+    timeline bigint,
+    data_directory text,
     PRIMARY KEY (system_identifier, database_oid)
 );
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = '_idgen_node'::regclass AND attname = 'timeline') THEN
+        ALTER TABLE _idgen_node ADD COLUMN timeline bigint, ADD COLUMN data_directory text;   -- before 0.9.8
+    END IF;
+END
+$$;
+
+-- A physical copy keeps the system identifier and the database's oid: a base backup or a storage
+-- snapshot started as a server of its own, a provider's clone, branch or point-in-time restore.
+-- What SQL can tell of it: a copy started beside its original on the same machine runs from
+-- another data directory, on the same WAL timeline. A standby promoted by a failover, and a
+-- point-in-time restore, start a new timeline; a restart keeps both. So a row checked on the same
+-- timeline from another data directory is a copy's, which refuses until its owner sets a node id;
+-- a new timeline is taken as a failover (an outage at every failover is worse than the copies it
+-- would also catch); a copy on another machine at the same path is not seen. The data directory
+-- is read only where the owner may (a superuser or a member of pg_read_all_settings). (timeline,
+-- data directory) of this server; the timeline is NULL during recovery (no id is made there).
+CREATE OR REPLACE FUNCTION _idgen_node_here(OUT timeline bigint, OUT data_directory text)
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN (SELECT ROW(CASE WHEN NOT pg_is_in_recovery()
+                        THEN ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END,
+                   CASE WHEN pg_has_role(current_user, 'pg_read_all_settings', 'USAGE')
+                        THEN current_setting('data_directory') END));
+COMMENT ON FUNCTION _idgen_node_here() IS
+    'internal: the WAL timeline and data directory of this server (NULL where not known), by which the node id''s check tells a copy started beside its original';
 COMMENT ON TABLE _idgen_node IS
     'internal: the node id of this database on the server and in the database where it was set (rows of other servers came with copies), and the postmaster start and file _idgen_node_id() was last made fast for; change it with idgen_set_node_id';
 
@@ -709,6 +739,7 @@ DECLARE
     schema text := quote_ident(current_schema());
     mine _idgen_node;
     latest _idgen_node;
+    here record;
 BEGIN
     -- Checked and made fast by this postmaster, for this file: no copy can have that row.
     SELECT * INTO mine FROM _idgen_node n WHERE n.fast_for = started || ' ' || file;
@@ -733,6 +764,15 @@ BEGIN
                   HINT = format('Where the original may still make ids (blue/green, a copy beside it), give this one its own: SELECT %s.idgen_set_node_id(n). Where it makes no more and this database''s sequences came with its data (pg_upgrade, a whole dump restored), keep it: SELECT %s.idgen_set_node_id(%s).',
                                 schema, schema, latest.node_id);
     END IF;
+    SELECT * INTO here FROM _idgen_node_here();
+    IF mine.timeline = here.timeline AND mine.data_directory <> here.data_directory THEN
+        RAISE EXCEPTION 'this database''s idgen node id % was given to the server of another data directory', mine.node_id
+            USING ERRCODE = '55000',
+                  DETAIL = format('It was set or last checked in %s, on the WAL timeline this server runs on from %s: a physical copy started beside its original (a base backup, a storage snapshot) makes no id until its owner says which node id it has.',
+                                  mine.data_directory, here.data_directory),
+                  HINT = format('Where the original may still make ids, give this one its own: SELECT %s.idgen_set_node_id(n). Where the original makes no more (its data directory moved here), keep it: SELECT %s.idgen_set_node_id(%s).',
+                                schema, schema, mine.node_id);
+    END IF;
     IF mine.fast_for IS DISTINCT FROM started || ' ' || file
        AND NOT pg_is_in_recovery() AND NOT current_setting('transaction_read_only')::boolean
        AND pg_try_advisory_xact_lock(1768842596, '_idgen_node'::regclass::oid::integer) THEN
@@ -742,7 +782,8 @@ BEGIN
                                            AND pg_relation_filepath(%3$s::oid::regclass) = %4$L
                                       THEN %5$s ELSE %1$s._idgen_node_check() END$f$,
                        schema, started, '_idgen_node'::regclass::oid, file, mine.node_id);
-        UPDATE _idgen_node n SET fast_for = started || ' ' || file
+        UPDATE _idgen_node n SET fast_for = started || ' ' || file, timeline = coalesce(here.timeline, n.timeline),
+                                 data_directory = coalesce(here.data_directory, n.data_directory)
         WHERE n.system_identifier = here_system AND n.database_oid = here_database;
     END IF;
     RETURN mine.node_id;
@@ -789,9 +830,12 @@ BEGIN
                   HINT = 'Give this database a node id of its own.';
     END IF;
     PERFORM pg_advisory_xact_lock(1768842596, node_table::oid::integer);
-    EXECUTE format('INSERT INTO %s AS n (system_identifier, database_oid, node_id) VALUES ($1, $2, $3)
+    EXECUTE format('INSERT INTO %1$s AS n (system_identifier, database_oid, node_id, timeline, data_directory)
+                    SELECT $1, $2, $3, h.timeline, h.data_directory FROM %2$s._idgen_node_here() h
                     ON CONFLICT (system_identifier, database_oid)
-                    DO UPDATE SET node_id = excluded.node_id, set_at = excluded.set_at, fast_for = NULL', node_table)
+                    DO UPDATE SET node_id = excluded.node_id, set_at = excluded.set_at, fast_for = NULL,
+                                  timeline = excluded.timeline, data_directory = excluded.data_directory', node_table,
+                   (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = node_table))
         USING here_system, here_database, node_id;
     EXECUTE format('SELECT %s._idgen_node_check()', (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = node_table));
 END
@@ -1038,7 +1082,9 @@ BEGIN
     IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'snowflake_definitions'::regclass AND attname = 'tick_ms') THEN
         ALTER TABLE snowflake_definitions ADD COLUMN tick_ms integer NOT NULL DEFAULT 1;
     END IF;
-    ALTER TABLE snowflake_definitions ADD COLUMN IF NOT EXISTS created_in xid8;
+    IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'snowflake_definitions'::regclass AND attname = 'created_in') THEN
+        ALTER TABLE snowflake_definitions ADD COLUMN created_in xid8;   -- before 0.9.8
+    END IF;
     IF EXISTS (SELECT FROM pg_constraint WHERE conrelid = 'snowflake_definitions'::regclass
                                            AND conname = 'snowflake_definitions_max_nodes_check') THEN
         ALTER TABLE snowflake_definitions DROP CONSTRAINT snowflake_definitions_max_nodes_check,
@@ -1062,9 +1108,16 @@ COMMENT ON TABLE snowflake_definitions IS
 -- clock and of the end of their time.
 CREATE TABLE IF NOT EXISTS _idgen_snowflake_retired (
     name text PRIMARY KEY,
-    ends_unix_ms bigint NOT NULL
+    ends_unix_ms bigint NOT NULL,
+    ids_below numeric
 );
-ALTER TABLE _idgen_snowflake_retired ADD COLUMN IF NOT EXISTS ids_below numeric;
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = '_idgen_snowflake_retired'::regclass AND attname = 'ids_below') THEN
+        ALTER TABLE _idgen_snowflake_retired ADD COLUMN ids_below numeric;   -- before 0.9.8
+    END IF;
+END
+$$;
 COMMENT ON TABLE _idgen_snowflake_retired IS
     'internal: per dropped sequencer name, the Unix millisecond after the time of every id it handed out, and the id above every one of them (NULL: dropped before 0.9.8)';
 
