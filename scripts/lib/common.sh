@@ -26,9 +26,12 @@ IDGEN_PACKAGES=(
     libcurl4-openssl-dev nlohmann-json3-dev libpq-dev
     patroni etcd-server etcd-client python3-psycopg2 openssl pgbouncer postgresql-$PG_MAJOR-partman
     iproute2 iptables
-    libkrb5-dev   # the gssapi headers that PostgreSQL 15's server headers include (building pg_tle: scripts/pg_tle)
+    procps            # pgrep, which TAP tests use to find a server's processes
     clang-format-14   # the layout of the C++ (.clang-format), which scripts/check-structure checks
 )
+# What the scripts that fetch third-party releases need when the vendor directory lacks one
+# (fetch_vendored below downloads it): they add it to the packages they declare.
+FETCH_PACKAGES=(curl ca-certificates)
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
@@ -46,9 +49,13 @@ as_db_user() {
     if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# Installs those of the PACKAGEs (IDGEN_PACKAGES when none is named) that are missing, in one
+# apt-get call. Usage: install_packages [PACKAGE...]
 install_packages() {
-    local missing=()
-    for p in "${IDGEN_PACKAGES[@]}"; do
+    [ $# -gt 0 ] || set -- "${IDGEN_PACKAGES[@]}"
+    local p missing=()
+    for p in "$@"; do
+        [[ " ${missing[*]} " == *" $p "* ]] && continue   # named twice (several lists)
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
     done
     if [ ${#missing[@]} -eq 0 ]; then
@@ -60,6 +67,38 @@ install_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
+# Each script that builds or fetches third-party code (scripts/postgres, pg_tle, citus, pg_uuidv7),
+# and each README command, declares the Debian packages it needs where it is defined and installs
+# them itself (install_packages); asked `--packages` it prints them, one a line, and does nothing
+# else, so that scripts/test installs every list in one apt-get call before its first build.
+# Usage, in such a script: answer_packages "${1:-}" PACKAGE...
+answer_packages() {
+    [ "$1" = --packages ] || return 0
+    shift
+    printf '%s\n' "$@"
+    exit 0
+}
+# The packages the named scripts of scripts/ declare (their --packages), one a line.
+script_packages() {
+    local s
+    for s in "$@"; do "$IDGEN_ROOT/scripts/$s" --packages || return 1; done
+}
+
+# The Debian archive this machine's apt already uses for SUITE (bookworm when none is named): the
+# URI of the first entry serving it, in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list;
+# nothing when there is none. Usage: debian_mirror [SUITE]
+debian_mirror() {
+    local suite=${1:-bookworm} uri
+    uri=$(awk -v s="$suite" '/^URIs:/ { uri = $2 }
+        /^Suites:/ && uri { for (i = 2; i <= NF; i++) if ($i == s) { print uri; exit } }' \
+        /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    # One-line entries: deb [options] URI SUITE COMPONENT...
+    [ -n "$uri" ] || uri=$(awk -v s="$suite" '$1 == "deb" { i = 2
+            if ($i ~ /^\[/) { while (i < NF && $i !~ /\]$/) i++; i++ }
+            if ($(i + 1) == s) { print $i; exit } }' /etc/apt/sources.list 2>/dev/null || true)
+    echo "$uri"
+}
+
 build_and_install() {
     say "Building idgen and installing it into PostgreSQL $(pg_version "$PG_BINDIR/pg_config") ($PG_BINDIR)"
     make -C "$IDGEN_ROOT" -s PG_CONFIG="$PG_BINDIR/pg_config" all
@@ -68,7 +107,8 @@ build_and_install() {
 
 # A third party's release the tests build or run (Citus, pg_tle, pg_uuidv7) into DIR/TARBALL: from
 # the directory IDGEN_VENDOR_DIR names (by default a vendor directory kept beside the checkout),
-# or, where it is absent, downloaded from URL; either way it must have the SHA-256 given.
+# or, where it is absent, downloaded from URL (curl: FETCH_PACKAGES); either way it must have the
+# SHA-256 given.
 # Usage: fetch_vendored TARBALL SHA256 URL DIR
 fetch_vendored() {
     local tarball=$1 sha256=$2 url=$3 dir=$4
@@ -82,6 +122,18 @@ fetch_vendored() {
     fi
     echo "$sha256  $dir/$tarball" | sha256sum -c --quiet - ||
         { echo "$0: $tarball does not have the SHA-256 of its release ($sha256)" >&2; return 1; }
+}
+
+# Copies the checkout's sources, without build products, into the existing directory DIR: the
+# files git tracks and the untracked ones it does not ignore (uncommitted changes included), or,
+# outside a git checkout (or without git), everything, then make clean. Usage: copy_checkout DIR
+copy_checkout() {
+    local git=(git -c safe.directory="$IDGEN_ROOT" -C "$IDGEN_ROOT")   # also a checkout others own (sudo)
+    if "${git[@]}" rev-parse --git-dir >/dev/null 2>&1; then
+        (cd "$IDGEN_ROOT" && "${git[@]}" ls-files -z -co --exclude-standard | tar -c --null -T - -f -) | tar -x -C "$1" -f -
+    else
+        cp -a "$IDGEN_ROOT"/. "$1"/ && make -s -C "$1" clean PG_CONFIG="$PG_BINDIR/pg_config" >/dev/null
+    fi
 }
 
 # A directory the database user can write to, holding a copy of the checkout when that user

@@ -8,24 +8,22 @@
 #  - A relocated copy of Debian's 15 (PG_CONFIG=ROOT/usr/lib/postgresql/15/bin/pg_config, as on
 #    a machine whose Debian PostgreSQL others use): a fresh copy of it without idgen, where
 #    dpkg --root=COPY installs the .deb (its own package database; Depends not checked there).
-DEB_PACKAGES=(debhelper postgresql-server-dev-all)
+# What building the package needs: dpkg-buildpackage (dpkg-dev) and debian/control's Build-Depends
+# (debhelper provides debhelper-compat; postgresql-server-dev-all pg_buildext). scripts/test
+# installs them with the rest before its first build.
+DEB_PACKAGES=(dpkg-dev debhelper postgresql-server-dev-all libcurl4-openssl-dev libpq-dev nlohmann-json3-dev)
 
 # A copy of the checkout's sources (no build products) in a new directory DIR/idgen; prints DIR.
 clean_copy() {
     local dir
     dir=$(mktemp -d /tmp/idgen-"$1".XXXXXX)
     mkdir "$dir/idgen"
-    if git -C "$IDGEN_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-        (cd "$IDGEN_ROOT" && git ls-files -z -co --exclude-standard | tar -c --null -T - -f -) | tar -x -C "$dir/idgen" -f -
-    else
-        cp -a "$IDGEN_ROOT"/. "$dir/idgen"/ && make -s -C "$dir/idgen" clean PG_CONFIG="$PG_BINDIR/pg_config" >/dev/null
-    fi
+    copy_checkout "$dir/idgen"
     echo "$dir"
 }
 
 test_package() {
-    local IDGEN_PACKAGES=("${DEB_PACKAGES[@]}")
-    install_packages
+    install_packages "${DEB_PACKAGES[@]}"
     local version deb build check root pgc
     version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$IDGEN_ROOT/idgen.control")
     deb=postgresql-$PG_MAJOR-idgen_${version}_amd64.deb
