@@ -21,19 +21,29 @@ void finish_connection(PGconn *conn) {
 }
 
 // Waits until the socket is ready for `events` (WL_SOCKET_READABLE or WL_SOCKET_WRITEABLE), the
-// latch is set, or the deadline passes; an interrupt raises its ERROR here, after the connection
-// is closed and `held` (a result kept so far, or nullptr) cleared. False when the deadline passed.
+// latch is set, or the deadline passes. Pending interrupts are served here: one that raises an
+// ERROR (a cancel, a statement timeout, a terminate) closes the connection and clears `held` (a
+// result kept so far, or nullptr) on its way out; most return (a ProcSignalBarrier that any DROP
+// DATABASE on the server sends, a memory-context report, a client-connection check), and the
+// caller goes on with both, so neither may be freed before it is known which. False when the
+// deadline passed.
 static bool wait_for_socket(PGconn *conn, int events, TimestampTz deadline, PGresult *held) {
     const long left_ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
     if (left_ms <= 0) return false;
     const int rc = WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
                                      PQsocket(conn), left_ms, PG_WAIT_EXTENSION);
     if (rc & WL_LATCH_SET) ResetLatch(MyLatch);
-    if (INTERRUPTS_PENDING_CONDITION()) {
-        PQclear(held);
-        finish_connection(conn);
+    PG_TRY();
+    {
         CHECK_FOR_INTERRUPTS();
     }
+    PG_CATCH();
+    {
+        PQclear(held);
+        finish_connection(conn);
+        PG_RE_THROW();
+    }
+    PG_END_TRY();
     return true;
 }
 

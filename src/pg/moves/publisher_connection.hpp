@@ -6,8 +6,9 @@
 // (AcquireExternalFD), as PostgreSQL's own libpq users count theirs. (PostgreSQL 16 has
 // libpq-be-fe-helpers.h for this; 15 has not.)
 //
-// An ERROR raised while waiting (the cancel) closes the connection first: nothing of libpq
-// outlives the longjmp.
+// An ERROR raised while waiting (the cancel) closes the connection on its way out: nothing of
+// libpq outlives the longjmp. An interrupt that raises nothing (a ProcSignalBarrier) leaves the
+// connection open and the wait goes on.
 #pragma once
 
 #include <cstddef>
