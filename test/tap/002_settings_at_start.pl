@@ -29,6 +29,7 @@ my @refused = (
     [ 'idgen.registry_margin',         q{'lots'} ],
     [ 'idgen.failover_margin',         q{'soon'} ],
     [ 'idgen.failover_margin',         q{'-1s'} ],
+    [ 'idgen.node_id_source',          q{'citsu'} ],
 );
 
 my $node = idgen_node('settings_at_start');
@@ -46,6 +47,8 @@ for my $r (@refused) {
     my $log = substr(slurp_file($node->logfile), $log_before);
     like($log, qr/FATAL:  invalid value for parameter "\Q$name\E": "\Q$shown\E"/, "$name = $value: a FATAL names it");
     unlike($log, qr/WARNING:  invalid value for parameter "\Q$name\E"/, "$name = $value: no fall-back to the default");
+    like($log, qr/DETAIL:  It must be 'setting' or 'citus'\./, "$name = $value: the values it takes named")
+        if $name eq 'idgen.node_id_source';
 }
 
 # Settings valid alone but not together stop it too.

@@ -14,6 +14,7 @@
 #include "pg/boundary/postgres_api.hpp"
 
 extern "C" {
+#include "lib/stringinfo.h"
 #include "utils/guc.h"
 }
 
@@ -302,7 +303,21 @@ static void check_string_at_start(const char *name, const char *(*problem)(const
     if (const char *p = problem(raw)) refuse_at_start(name, raw, p);
 }
 
+// An enum setting fixed at start: one of its values (case does not matter, as for PostgreSQL's own).
+static void check_enum_at_start(const char *name, const struct config_enum_entry *values) {
+    const char *raw = GetConfigOption(name, true, false);
+    if (raw == nullptr) return;
+    StringInfoData allowed;
+    initStringInfo(&allowed);
+    for (const struct config_enum_entry *v = values; v->name != nullptr; v++) {
+        if (pg_strcasecmp(raw, v->name) == 0) return;
+        appendStringInfo(&allowed, "%s'%s'", v == values ? "" : (v[1].name == nullptr ? " or " : ", "), v->name);
+    }
+    refuse_at_start(name, raw, psprintf("It must be %s.", allowed.data));
+}
+
 static void refuse_malformed_at_start() {
+    check_enum_at_start("idgen.node_id_source", node_id_sources);
     for (const IntRange *range : {&kNodeId, &kMaxSequencers, &kUniqueTimestampDigits, &kRegistryLease,
                                   &kRegistryMargin, &kFailoverMargin})
         check_int_at_start(*range);
