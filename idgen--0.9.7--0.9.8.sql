@@ -2,7 +2,8 @@
 -- aborts leaves no slot and no cached binding (_snowflake_created); a name dropped and defined
 -- again, whatever its new epoch, node count or layout, issues only ids above every id its earlier
 -- definitions issued on this server (snowflake_retired, kept by snowflake_drop); the hints that
--- led to a later epoch under the same name say what now holds.
+-- led to a later epoch under the same name say what now holds. A Citus worker defines only the
+-- coordinator's sequencers, as the coordinator defines them (_citus_check_as_coordinator).
 
 \echo Use "ALTER EXTENSION idgen UPDATE" to load this file. \quit
 
@@ -52,6 +53,78 @@ BEGIN
 END
 $$;
 
+-- On a Citus worker: the coordinator's definition of a sequencer, [epoch, max_nodes, backfill_nodes,
+-- layout], asked in a connection of the coordinator's own (so its committed definitions); NULL where
+-- it has none; 55000 where it cannot be asked. With `lock`, FOR SHARE: a drop on the coordinator that
+-- has not committed is waited for.
+CREATE FUNCTION @extschema@._citus_coordinator_definition(name text, lock boolean) RETURNS jsonb
+    LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    answered boolean;
+    answer text;
+BEGIN
+    SELECT c.success, c.result INTO answered, answer FROM pg_catalog.run_command_on_coordinator(format(
+        'SELECT pg_catalog.json_build_array(%1$s._citus_epoch_text(d.epoch), d.max_nodes, d.backfill_nodes, d.layout) '
+        'FROM %1$s.snowflake_definitions d WHERE d.name OPERATOR(pg_catalog.=) %2$L%3$s',
+        '@extschema@', name, CASE WHEN lock THEN ' FOR SHARE' ELSE '' END)) c;
+    IF answered IS NOT TRUE THEN
+        RAISE EXCEPTION 'the Citus coordinator could not be asked for Snowflake sequencer "%"', name
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = coalesce(answer, 'The coordinator is not in pg_dist_node.'),
+                  HINT = 'A worker takes its sequencers from the coordinator; make the coordinator reachable.';
+    END IF;
+    RETURN nullif(answer, '')::jsonb;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_coordinator_definition(text, boolean) IS
+    'internal: on a Citus worker, the coordinator''s definition of a sequencer (NULL: none)';
+REVOKE ALL ON FUNCTION @extschema@._citus_coordinator_definition(text, boolean) FROM PUBLIC;
+CREATE OR REPLACE FUNCTION @extschema@._citus_fetch_sequencer(name text) RETURNS boolean
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    d jsonb := @extschema@._citus_coordinator_definition(name, true);
+BEGIN
+    IF d IS NULL THEN
+        RETURN false;
+    END IF;
+    PERFORM @extschema@.snowflake_create(name, (d->>0)::timestamptz, (d->>1)::integer, (d->>2)::integer, d->>3,
+                                         warn_within_years => NULL);
+    RETURN true;
+END
+$$;
+
+-- On a Citus worker, a definition made by a session of its own (not the coordinator's create): 55000
+-- where the coordinator has no sequencer of the name, 42710 where its definition differs.
+CREATE FUNCTION @extschema@._citus_check_as_coordinator(name text, epoch timestamptz, max_nodes integer,
+        backfill_nodes integer, layout text) RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    d jsonb := @extschema@._citus_coordinator_definition(name, false);
+BEGIN
+    IF d IS NULL THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" does not exist on the Citus coordinator', name
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'A Citus worker defines only the coordinator''s sequencers.',
+                  HINT = 'Create it on the coordinator: it reaches every worker.';
+    END IF;
+    IF (d->>0)::timestamptz IS DISTINCT FROM epoch OR (d->>1)::integer <> max_nodes
+       OR (d->>2)::integer <> backfill_nodes OR d->>3 <> layout THEN
+        RAISE EXCEPTION 'Snowflake sequencer "%" has another definition on the Citus coordinator', name
+            USING ERRCODE = 'duplicate_object',
+                  DETAIL = format('The coordinator''s has epoch %s, max_nodes %s, backfill_nodes %s and layout %s; '
+                                  'this one epoch %s, max_nodes %s, backfill_nodes %s and layout %s.',
+                                  (d->>0)::timestamptz, d->>1, d->>2, d->>3, epoch, max_nodes, backfill_nodes, layout),
+                  HINT = 'Every node of a Citus cluster defines a sequencer as the coordinator does.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_check_as_coordinator(text, timestamptz, integer, integer, text) IS
+    'internal: on a Citus worker, refuses a definition the coordinator does not have';
+REVOKE ALL ON FUNCTION @extschema@._citus_check_as_coordinator(text, timestamptz, integer, integer, text) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION @extschema@.snowflake_create(name text,
         epoch timestamptz DEFAULT NULL, max_nodes integer DEFAULT NULL,
         backfill_nodes integer DEFAULT 0, layout text DEFAULT NULL, preset text DEFAULT NULL,
@@ -86,6 +159,14 @@ BEGIN
                           CASE layout WHEN 'sonyflake' THEN 65536 WHEN 'javascript' THEN 64 ELSE 8192 END);
     nodes := @extschema@._snowflake_check_definition(name, epoch, max_nodes, backfill_nodes, layout);
     PERFORM @extschema@._snowflake_check_runway(name, epoch, layout, warn_within_years, refuse_within_years);
+    -- A Citus worker defines a sequencer as the coordinator does, or not at all: a worker's own
+    -- definition of a name with other node bits lays other groups' ids over its own. Citus's own
+    -- connections, which name themselves so (the coordinator's create reaching the workers through
+    -- run_command_on_workers, whose definition has not committed yet), are not asked back.
+    IF @extschema@._citus_group() > 0
+       AND pg_catalog.current_setting('application_name') !~ '^citus_(internal|run_command) gpid=' THEN
+        PERFORM @extschema@._citus_check_as_coordinator(name, epoch, nodes, backfill_nodes, layout);
+    END IF;
     INSERT INTO @extschema@.snowflake_definitions AS d (name, epoch, max_nodes, backfill_nodes, layout)
     VALUES (snowflake_create.name, snowflake_create.epoch, nodes, snowflake_create.backfill_nodes,
             snowflake_create.layout)

@@ -106,4 +106,24 @@ SELECT snowflake_create('b', max_nodes => 1024, backfill_nodes => 4);
 SELECT snowflake_next('b') > 0 AS live_ids_work;
 \set VERBOSITY default
 SELECT snowflake_at('b', '2024-01-01 00:00:00+00');
+
+-- DROP EXTENSION leaves no slot held: 40 sequencers drawn from, the extension dropped and made
+-- again, 40 more (80 of the 64 slots).
+DO $$
+BEGIN
+    FOR i IN 1..40 LOOP
+        PERFORM snowflake_create('gone' || i, max_nodes => 512);
+        PERFORM snowflake_next('gone' || i);
+    END LOOP;
+END $$;
+DROP EXTENSION idgen;
+CREATE EXTENSION idgen;
+DO $$
+BEGIN
+    FOR i IN 1..40 LOOP
+        PERFORM snowflake_create('again' || i, max_nodes => 512);
+        PERFORM snowflake_next('again' || i);
+    END LOOP;
+END $$;
+SELECT count(*) AS drawing FROM snowflake_sequencers WHERE ids_issued > 0;
 DROP EXTENSION idgen;

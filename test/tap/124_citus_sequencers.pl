@@ -1,7 +1,8 @@
 # Snowflake sequencers reach every node of a Citus cluster by themselves (idgen.node_id_source =
 # 'citus'): snowflake_create on the coordinator defines the sequencer on every worker at once, a
 # worker added later takes it from the coordinator the first time it needs it (also for a role that
-# may not create sequencers), a worker holding another definition under the name makes the
+# may not create sequencers), a worker defines a sequencer itself only as the coordinator does
+# (42710 naming both, 55000 for a name the coordinator lacks), a worker holding another definition under the name makes the
 # coordinator's create fail and leaves nothing behind, and snowflake_drop on the coordinator drops
 # it everywhere (also a sequencer the workers kept from a create the coordinator rolled back). Then snowflake_at on every worker at once (the backfill recipe run on each shard):
 # each node backfills in its own group's window of the reserved node ids, so no id repeats and every
@@ -34,9 +35,19 @@ is(join(',', map { $_->safe_psql('postgres', q{SELECT snowflake_node('orders', s
 $coordinator->safe_psql('postgres', q{SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1024, backfill_nodes => 4)});
 is(definitions($w2), $orders, 'the same create again changes nothing');
 
-# ---- a worker holding another definition under the name ----------------------------------------------
-$w1->safe_psql('postgres', q{SELECT snowflake_create('invoices', '2024-01-01 00:00:00+00', 128)});
-my ($ret, $out, $err) = $coordinator->psql('postgres', q{SELECT snowflake_create('invoices', '2020-01-01 00:00:00+00', 1024)});
+# ---- a worker defines only the coordinator's sequencers, as the coordinator does -------------------------
+my ($ret, $out, $err) = $w1->psql('postgres', q{SELECT snowflake_create('invoices', '2024-01-01 00:00:00+00', 128)});
+like($err, qr/ERROR:  Snowflake sequencer "invoices" does not exist on the Citus coordinator.*HINT:  Create it on the coordinator/s,
+     'a worker refuses to define a name the coordinator does not have');
+is(definitions($w1), $orders, 'and keeps nothing of it');
+
+# ---- a worker holding another definition under the name (made before it joined, or by 0.9.7) ---------
+# Citus's own connections are not asked back (the coordinator's create reaches the workers through
+# run_command_on_workers before it commits): a session that names itself as one makes the worker
+# hold a definition of its own.
+$w1->safe_psql('postgres', q{SET application_name = 'citus_run_command gpid=1';
+    SELECT snowflake_create('invoices', '2024-01-01 00:00:00+00', 128)});
+($ret, $out, $err) = $coordinator->psql('postgres', q{SELECT snowflake_create('invoices', '2020-01-01 00:00:00+00', 1024)});
 like($err, qr/ERROR:  snowflake_create: a Citus worker did not take it: .*already exists with a different definition/,
      'a worker with another definition of the name makes the create fail');
 is($coordinator->safe_psql('postgres', q{SELECT count(*) FROM snowflake_definitions WHERE name = 'invoices'}), '0',
@@ -46,6 +57,11 @@ $w1->safe_psql('postgres', q{SELECT snowflake_drop('invoices')});
 # ---- a worker added later: takes the definition the first time it needs it ----------------------------
 my $w3 = citus_add_worker($coordinator, citus_server('worker3', undef));
 is(definitions($w3), '', 'a worker added later holds no sequencer yet');
+# Defining it itself, it may only define it as the coordinator does.
+($ret, $out, $err) = $w3->psql('postgres', q{SELECT snowflake_create('orders', '2020-01-01 00:00:00+00', 1024)});
+like($err, qr/ERROR:  Snowflake sequencer "orders" has another definition on the Citus coordinator\nDETAIL:  The coordinator's has epoch .* max_nodes 1024, backfill_nodes 4 and layout idgen; this one epoch .* max_nodes 1024, backfill_nodes 0 and layout idgen\./,
+     'a worker refuses its own definition of a name that differs from the coordinator\'s (42710, naming both)');
+is(definitions($w3), '', 'and keeps nothing of it');
 $coordinator->safe_psql('postgres', q{CREATE ROLE app LOGIN});
 is($w3->safe_psql('postgres', q{SET ROLE app; SELECT snowflake_node('orders', snowflake_next('orders'))}), '3',
    'it issues under its own group, the definition taken from the coordinator (for a role that may not create one)');

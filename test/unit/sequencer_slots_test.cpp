@@ -3,8 +3,7 @@
 // none, a full table gives none; releasing retires the slot (new generation, bound raised above
 // its ids) and frees it for another sequencer, which starts above every id of the old one; the
 // ring forgets only the oldest drops; raising moves only the slots in use; a new slot starts above
-// every slot still held (one nobody draws from any more) and above every id of its name's earlier
-// definitions, whatever their epochs and layouts.
+// every id of its name's earlier definitions, whatever their epochs and layouts.
 #include <gtest/gtest.h>
 #include <vector>
 
@@ -110,19 +109,6 @@ TEST(SequencerSlots, RaisingMovesOnlyTheSlotsInUse) {
     raise_slots(t.slots.data(), 2, kStart + 5000000);
     EXPECT_GE(a->clock.next_free, position_after(kLayout, kStart + 5000000));
     EXPECT_EQ(t.slots[1].clock.next_free, 0u);
-}
-
-TEST(SequencerSlots, ANewSlotStartsAboveEverySlotStillHeld) {
-    // A slot left held by a sequencer nobody draws from any more (its definitions table dropped),
-    // its ids ahead of the clock: a new sequencer on the same node and layout starts above them.
-    Table t(2);
-    Bound outcome;
-    SequencerSlot *orphan = t.bind(key(1), &outcome);
-    raise_to(&orphan->clock, position_after(kLayout, kStart + 3000000));
-    const uint64_t used = orphan->clock.next_free;
-    SequencerSlot *b = t.bind(key(2), &outcome);
-    ASSERT_EQ(outcome, Bound::bound);
-    EXPECT_GT(b->clock.next_free, used);
 }
 
 // The largest id `layout` can issue for node `node` at clock position `position`.

@@ -56,19 +56,9 @@ SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dro
         return nullptr;
     }
     // Above every id handed out before the server started (or recovered, or adopted a moved
-    // database's state), every id of the sequencers dropped since, and every id of the slots held
-    // now. The last is for a slot that no sequencer will draw from again but that is still held
-    // (its database or its definitions table dropped): its ids are not in the released bound, and
-    // a slot of the same node and layout started at the clock could repeat the ones it issued
-    // ahead of it. A held slot whose sequencer still draws may issue past this bound later; its
-    // ids are another sequencer's, whose ids may equal these.
-    int64_t bound = floors.start_floor_us > floors.released_bound_us ? floors.start_floor_us
-                                                                       : floors.released_bound_us;
-    for (int i = 0; i < count; i++)
-        if (!slots[i].key.none()) {
-            const int64_t held_bound = issued_bound_unix_us(slots[i].layout, slots[i].clock);
-            if (held_bound > bound) bound = held_bound;
-        }
+    // database's state) and every id of the sequencers dropped since.
+    const int64_t bound = floors.start_floor_us > floors.released_bound_us ? floors.start_floor_us
+                                                                             : floors.released_bound_us;
     uint64_t start = 0;
     if (!start_position(layout, bound, floors, &start)) {
         *outcome = Bound::too_far;

@@ -73,10 +73,9 @@ struct SlotFloors {
 };
 
 // The slot of `key`: the one it holds (held), or else a free one given to it (bound): its clock
-// starts above every id before the floors and every id of every slot held now (one a sequencer
-// no longer draws from, whatever left it held, among them), and its generation changes. nullptr
-// when `key` was dropped (dropped), no slot is free (full), or an earlier definition's ids run
-// past the end of the layout's time field (too_far).
+// starts above every id before the floors, and its generation changes. nullptr when `key` was
+// dropped (dropped), no slot is free (full), or an earlier definition's ids run past the end of
+// the layout's time field (too_far).
 SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dropped, const SequencerKey &key,
                          const Layout &layout, const SlotFloors &floors, Bound *outcome) noexcept;
 

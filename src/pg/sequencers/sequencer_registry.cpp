@@ -20,6 +20,7 @@ extern "C" {
 #include "mb/pg_wchar.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 }
 
 namespace idgen::pg {
@@ -227,8 +228,45 @@ void check_definition_reaches_above(SharedState *s, const SequencerDefinition &d
     if (ahead_ms > static_cast<int64_t>(max_lead_ms) + max_wait_ms) refuse_start_past_time_field(def, ahead_ms);
 }
 
+// Whether the sequencer of `key` can never be drawn from again, because what its key names is
+// gone: its database (DROP DATABASE), or, in this database, its definitions table (DROP EXTENSION).
+// Its slot would otherwise stay held until a restart, and its ids out of the released bound. (A
+// definitions table of another database cannot be looked up from here; its slots are reclaimed
+// when a sequencer of that database binds one. A definitions table made by a transaction still
+// in progress is not seen either: DROP and CREATE EXTENSION in one transaction while another
+// session binds a slot makes that transaction's next draw find its key dropped, 42704.)
+static bool key_is_gone(const SequencerKey &key) {
+    if (key.database != MyDatabaseId) return !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(key.database));
+    return !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(key.table));
+}
+
+// Releases the slots of sequencers whose database or definitions table is gone, as a drop does:
+// the slot is freed, its key remembered as dropped and its ids covered by released_bound_us, so
+// the next slot starts above them. The keys are looked up in the catalogs with no lock held (a
+// catalog lookup may read and wait); a slot whose key changed meanwhile is left alone
+// (release_slot finds slots by key).
+static void reclaim_orphaned_slots(SharedState *s) {
+    SequencerKey *held = static_cast<SequencerKey *>(palloc(sizeof(SequencerKey) * s->slot_count));
+    int count = 0;
+    LWLockAcquire(s->slot_lock, LW_SHARED);
+    for (int i = 0; i < s->slot_count; i++)
+        if (!s->slots[i].key.none()) held[count++] = s->slots[i].key;
+    LWLockRelease(s->slot_lock);
+    int gone = 0;
+    for (int i = 0; i < count; i++)
+        if (key_is_gone(held[i])) held[gone++] = held[i];
+    if (gone > 0) {
+        LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+        for (int i = 0; i < gone; i++)
+            snowflake::release_slot(s->slots, s->slot_count, &s->dropped, held[i], &s->released_bound_us);
+        LWLockRelease(s->slot_lock);
+    }
+    pfree(held);
+}
+
 // A shared look first (the sequencer usually holds its slot already), then the binding under
-// the exclusive lock, which looks again: another backend may have bound it in between.
+// the exclusive lock, which looks again: another backend may have bound it in between. Before a
+// new slot is bound, the slots whose sequencers are gone are reclaimed.
 SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &def, uint64_t *generation) {
     LWLockAcquire(s->slot_lock, LW_SHARED);
     SequencerSlot *slot = snowflake::find_slot(s->slots, s->slot_count, def.key);
@@ -236,6 +274,7 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
     LWLockRelease(s->slot_lock);
     if (slot) return slot;
 
+    reclaim_orphaned_slots(s);
     LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
     snowflake::Bound outcome;
     const snowflake::SlotFloors floors{s->start_floor_us, s->released_bound_us, def.earlier, def.earlier_count};
