@@ -1,7 +1,7 @@
 # Node ids on Citus without one typed per node: with idgen.node_id_source = 'citus' every node's
 # node id is its Citus group, so the coordinator and the workers issue under distinct ones (0, 1,
 # 2), a server not yet added refuses to generate (it reads the coordinator's group until then), a
-# worker added later gets a fresh one, live ids made everywhere never repeat, and a worker's
+# worker added later gets a fresh one, a worker the coordinator disabled refuses until activated, live ids made everywhere never repeat, and a worker's
 # standby promoted in its place continues its primary's node id above everything the primary
 # issued. The setting beside idgen.node_id is refused at server start.
 use strict;
@@ -23,10 +23,22 @@ is(join(',', map { node_of($_) } $coordinator, $w1, $w2), '0,1,2', 'each node is
 my $w3 = citus_server('worker3', undef);
 $w3->safe_psql('postgres', 'CREATE EXTENSION idgen');
 my ($ret, $out, $err) = $w3->psql('postgres', q{SELECT uuid_v7()});
-like($err, qr/not yet a node of a Citus cluster \(group 0 is not in pg_dist_node\)/,
+like($err, qr/not an active node of a Citus cluster \(group 0 is not an active primary in pg_dist_node\)/,
      'a server not yet added refuses to generate');
 citus_add_worker($coordinator, $w3);
 is(node_of($w3), '3', 'a worker added later gets a fresh node id');
+
+# A worker the coordinator disabled refuses: Citus no longer sends it metadata, so its own still
+# says it is active, and it asks the coordinator (a backend that read its group already, within
+# 10 s). Activated again, it generates again.
+$coordinator->safe_psql('postgres', "SELECT citus_disable_node('127.0.0.1', " . $w3->port . ', synchronous => true)');
+is($w3->safe_psql('postgres', q{SELECT isactive FROM pg_dist_node WHERE groupid = 3}), 't',
+   'the disabled worker\'s own metadata still says it is active');
+($ret, $out, $err) = $w3->psql('postgres', q{SELECT snowflake_next('orders')});
+like($err, qr/not an active node of a Citus cluster \(group 3 is not an active primary in pg_dist_node\).*citus_activate_node/s,
+     'a worker the coordinator disabled refuses to generate (55000)');
+$coordinator->safe_psql('postgres', "SELECT citus_activate_node('127.0.0.1', " . $w3->port . ')');
+is(node_of($w3), '3', 'and generates again once activated');
 
 # Live ids on every node at once: the default on the coordinator and, pushed down, on the workers.
 $coordinator->safe_psql('postgres', q{

@@ -6,7 +6,8 @@
 //
 // A node counts only once its cluster knows it: a server where Citus was just created also reads
 // group 0, the coordinator's, until citus_add_node makes it a worker; so the group must be one of
-// the cluster's active primary nodes (pg_dist_node) or the generators refuse (55000). What this
+// the cluster's active primary nodes (pg_dist_node) or the generators refuse (55000); a worker
+// also asks its coordinator, which alone knows that it disabled the worker. What this
 // cannot see: a group handed by an administrator to a server that is not a physical standby of
 // its holder (citus_update_node to a fresh server, citus_add_node with a group id given), which
 // would start that group's ids afresh; the docs say a group moves only to its holder's standby.
