@@ -18,6 +18,15 @@ SELECT snowflake_next('r');
 SELECT snowflake_create('r');
 SELECT min(snowflake_next('r')) > :rolled_back_max AS above_rolled_back FROM generate_series(1, 10);
 
+-- The same, made again with an epoch 1 s later (in Sony's layout, of 10 ms ticks): above the
+-- rolled-back ids too, which no table kept: the server remembers the aborted definition's layout.
+BEGIN;
+SELECT snowflake_create('ra', '2020-01-01 00:00:00+00', layout => 'sonyflake');
+SELECT max(snowflake_next('ra')) AS rolled_back_max FROM generate_series(1, 3000) \gset
+ROLLBACK;
+SELECT snowflake_create('ra', '2020-01-01 00:00:01+00', layout => 'sonyflake');
+SELECT min(snowflake_next('ra')) > :rolled_back_max AS above_rolled_back_later_epoch FROM generate_series(1, 10);
+
 -- 70 creations with a draw each, undone by an EXCEPTION block, then 10 by top-level ROLLBACK:
 -- more than the 64 slots, and the slots all came back.
 DO $$

@@ -3,7 +3,8 @@
 // none, a full table gives none; releasing retires the slot (new generation, bound raised above
 // its ids) and frees it for another sequencer, which starts above every id of the old one; the
 // ring forgets only the oldest drops; raising moves only the slots in use; a new slot starts above
-// every id of its name's earlier definitions, whatever their epochs and layouts.
+// every id of its name's earlier definitions, whatever their epochs and layouts; aborted
+// definitions are remembered by database and name, once each.
 #include <gtest/gtest.h>
 #include <vector>
 
@@ -165,6 +166,37 @@ TEST(SequencerSlots, AnEarlierDefinitionWhoseIdsOutrunTheNewLayoutGivesNoSlot) {
     // An earlier definition that issued nothing before the bound constrains nothing.
     const Layout future{kStart / 1000 + 10000, 13};
     EXPECT_NE(t.bind(key(3), &outcome, javascript, {future}), nullptr);
+}
+
+TEST(SequencerSlots, AbortedDefinitionsAreRememberedByNameOnceEachAndTheEarliestEpochOfAKindCounts) {
+    AbortedDefinitions aborted{};
+    const Layout a{kLayout.epoch_unix_ms + 5000, 13};
+    const Layout b{kLayout.epoch_unix_ms + 1000, 10};  // the same kind, an earlier epoch
+    const Layout sony{kLayout.epoch_unix_ms, 16, 0, Kind::sonyflake};
+    remember_aborted(&aborted, 5, 77, a);
+    remember_aborted(&aborted, 5, 77, a);  // once
+    remember_aborted(&aborted, 5, 77, b);
+    remember_aborted(&aborted, 5, 77, sony);
+    remember_aborted(&aborted, 6, 77, kLayout);  // another database
+    remember_aborted(&aborted, 5, 78, kLayout);  // another name
+    EXPECT_EQ(aborted.count, 5u);
+    Layout earlier[4];
+    int count = 0;
+    EXPECT_TRUE(add_aborted(aborted, 5, 77, a, earlier, &count));  // b and sony differ from a
+    ASSERT_EQ(count, 2);
+    EXPECT_EQ(earlier[0].epoch_unix_ms, b.epoch_unix_ms);
+    EXPECT_EQ(earlier[1].kind, Kind::sonyflake);
+    count = 0;
+    EXPECT_FALSE(add_aborted(aborted, 5, 78, kLayout, earlier, &count));  // only itself
+    EXPECT_EQ(count, 1);
+    count = 0;
+    EXPECT_FALSE(add_aborted(aborted, 7, 77, kLayout, earlier, &count));
+    EXPECT_EQ(count, 0);
+    // The ring keeps the last kAbortedRemembered.
+    for (uint32_t i = 0; i < kAbortedRemembered; i++) remember_aborted(&aborted, 9, i, kLayout);
+    count = 0;
+    EXPECT_FALSE(add_aborted(aborted, 5, 77, a, earlier, &count));
+    EXPECT_EQ(count, 0);
 }
 
 }  // namespace

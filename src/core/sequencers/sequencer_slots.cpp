@@ -20,6 +20,39 @@ void forget_dropped(DroppedKeys *dropped, const SequencerKey &key) noexcept {
         if (dropped->keys[i] == key) dropped->keys[i] = kNoSequencer;
 }
 
+static bool same_layout(const Layout &a, const Layout &b) noexcept {
+    return a.epoch_unix_ms == b.epoch_unix_ms && a.node_bits == b.node_bits && a.backfill_nodes == b.backfill_nodes &&
+           a.kind == b.kind;
+}
+
+static uint32_t remembered(const AbortedDefinitions &aborted) noexcept {
+    return aborted.count < kAbortedRemembered ? aborted.count : kAbortedRemembered;
+}
+
+void remember_aborted(AbortedDefinitions *aborted, uint32_t database, uint64_t name_hash,
+                      const Layout &layout) noexcept {
+    for (uint32_t i = 0; i < remembered(*aborted); i++) {
+        const AbortedDefinition &e = aborted->entries[i];
+        if (e.database == database && e.name_hash == name_hash && same_layout(e.layout, layout)) return;
+    }
+    aborted->entries[aborted->count++ % kAbortedRemembered] = AbortedDefinition{database, name_hash, layout};
+}
+
+bool add_aborted(const AbortedDefinitions &aborted, uint32_t database, uint64_t name_hash, const Layout &current,
+                 Layout *earlier, int *count) noexcept {
+    bool differs = false;
+    for (uint32_t i = 0; i < remembered(aborted); i++) {
+        const AbortedDefinition &e = aborted.entries[i];
+        if (e.database != database || e.name_hash != name_hash) continue;
+        differs |= !same_layout(e.layout, current);
+        int k = 0;
+        while (k < *count && earlier[k].kind != e.layout.kind) k++;
+        if (k == *count) earlier[(*count)++] = e.layout;
+        else if (e.layout.epoch_unix_ms < earlier[k].epoch_unix_ms) earlier[k] = e.layout;
+    }
+    return differs;
+}
+
 SequencerSlot *find_slot(SequencerSlot *slots, int count, const SequencerKey &key) noexcept {
     for (int i = 0; i < count; i++)
         if (slots[i].key == key) return &slots[i];

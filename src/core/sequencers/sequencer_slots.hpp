@@ -54,6 +54,36 @@ struct DroppedKeys {
 
 bool was_dropped(const DroppedKeys &dropped, const SequencerKey &key) noexcept;
 
+// The layouts of the last kAbortedRemembered definitions whose creation aborted (or was prepared)
+// after they bound a slot, by database and name: their ids may have been handed out, and no table
+// can keep them (the aborted transaction's rows are gone with it), so a definition of the name
+// made later must start above them as above the dropped ones (above_earlier_unix_us). Kept in
+// memory only: after a restart they are forgotten, and a name defined again then with an epoch
+// later by more than the time since the aborted draws can meet them (the docs say so).
+constexpr uint32_t kAbortedRemembered = 64;
+
+struct AbortedDefinition {
+    uint32_t database;
+    uint64_t name_hash;
+    Layout layout;
+};
+
+struct AbortedDefinitions {
+    uint32_t count;  // definitions ever remembered; the ring holds the last kAbortedRemembered
+    AbortedDefinition entries[kAbortedRemembered];
+};
+
+// Remembers an aborted definition of (database, name_hash) unless the same layout is remembered.
+void remember_aborted(AbortedDefinitions *aborted, uint32_t database, uint64_t name_hash,
+                      const Layout &layout) noexcept;
+
+// Adds the layouts of the aborted definitions of (database, name_hash) to `earlier` (`*count` of
+// them, room for one per kind), an earlier epoch replacing a later one of the same kind: what
+// start_position needs of them. True when one of them differs from `current` in any way
+// (epoch, node bits, backfill nodes, kind).
+bool add_aborted(const AbortedDefinitions &aborted, uint32_t database, uint64_t name_hash, const Layout &current,
+                 Layout *earlier, int *count) noexcept;
+
 // Forgets `key` as dropped (its drop was undone after all).
 void forget_dropped(DroppedKeys *dropped, const SequencerKey &key) noexcept;
 

@@ -190,6 +190,14 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     memcpy(out->name, VARDATA_ANY(name), len);
     out->name[len] = '\0';
     out->name_hash = sequencer_name_hash(out->name, len);
+    // The name's definitions that aborted after drawing. None can abort while this one exists (a
+    // name has one definition at a time), so what is read here holds while the definition is cached.
+    if (SharedState *s = shared_state_or_null()) {
+        LWLockAcquire(s->slot_lock, LW_SHARED);
+        out->redefined |= snowflake::add_aborted(s->aborted, MyDatabaseId, out->name_hash, out->layout, out->earlier,
+                                                 &out->earlier_count);
+        LWLockRelease(s->slot_lock);
+    }
 }
 
 SequencerSlot *find_sequencer_slot(SharedState *s, Oid table, int64 definition_id) {
@@ -318,26 +326,28 @@ struct PendingRelease {
     SubTransactionId subxact;
     PendingKind kind;
     char name[NAMEDATALEN];  // a drop: destroyed cluster-wide at commit in cluster mode ('' if not given)
+    uint64 name_hash;        // a creation: its name's, under which its layout is remembered
 };
 static List *pending_releases = NIL;
 
-static void queue_release(Oid table, int64 definition_id, PendingKind kind, const char *name) {
+static PendingRelease *queue_release(Oid table, int64 definition_id, PendingKind kind) {
     MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
     PendingRelease *release = static_cast<PendingRelease *>(palloc0(sizeof(PendingRelease)));
     release->key = SequencerKey{MyDatabaseId, table, definition_id};
     release->subxact = GetCurrentSubTransactionId();
     release->kind = kind;
-    if (name != nullptr) strlcpy(release->name, name, sizeof release->name);
     pending_releases = lappend(pending_releases, release);
     MemoryContextSwitchTo(old);
+    return release;
 }
 
 void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name) {
-    queue_release(table, definition_id, PendingKind::drop, name);
+    PendingRelease *release = queue_release(table, definition_id, PendingKind::drop);
+    if (name != nullptr) strlcpy(release->name, name, sizeof release->name);
 }
 
-void release_sequencer_at_abort(Oid table, int64 definition_id) {
-    queue_release(table, definition_id, PendingKind::creation, nullptr);
+void release_sequencer_at_abort(Oid table, int64 definition_id, const char *name) {
+    queue_release(table, definition_id, PendingKind::creation)->name_hash = sequencer_name_hash(name, strlen(name));
 }
 
 void keep_in_cluster_at_commit(const char *name) {
@@ -355,7 +365,8 @@ static bool any_pending(PendingKind kind) {
     return false;
 }
 
-// What the queued changes of `kind` do to their slots (under slot_lock, exclusive):
+// What the queued changes of `kind` do to their slots (under slot_lock, exclusive); a creation's
+// slot, if it held one, has its layout remembered first (the ring of aborted definitions):
 // - release: the slot is retired and the key remembered as dropped, so that no backend binds
 //   it again (a committed drop, an aborted creation);
 // - retire: the slot is retired, the key may bind again (a prepared creation: COMMIT PREPARED
@@ -370,6 +381,9 @@ static void apply_pending_locked(SharedState *s, PendingKind kind, SlotAction ac
     foreach (lc, pending_releases) {
         const PendingRelease *r = static_cast<PendingRelease *>(lfirst(lc));
         if (r->kind != kind || (only_subxact != InvalidSubTransactionId && r->subxact != only_subxact)) continue;
+        const SequencerSlot *held = snowflake::find_slot(s->slots, s->slot_count, r->key);
+        if (kind == PendingKind::creation && held != nullptr)
+            snowflake::remember_aborted(&s->aborted, r->key.database, r->name_hash, held->layout);
         if (action == SlotAction::release)
             snowflake::release_slot(s->slots, s->slot_count, &s->dropped, r->key, &s->released_bound_us);
         else if (action == SlotAction::retire)

@@ -148,6 +148,9 @@ struct SharedState {
     // The last sequencers dropped (a REPEATABLE READ transaction may still see their
     // definitions; see DroppedKeys for what an older drop being forgotten costs).
     snowflake::DroppedKeys dropped;
+    // The layouts of the last definitions whose creation aborted after binding a slot (what a
+    // definition of their name made later must start above; sequencer_slots.hpp).
+    snowflake::AbortedDefinitions aborted;
     SequencerSlot slots[FLEXIBLE_ARRAY_MEMBER];  // key, layout: slot_lock; clock: atomic
 };
 
