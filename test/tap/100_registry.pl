@@ -406,7 +406,7 @@ no_id_twice('again, first definition', 'again', generate_at_once('again', 2000, 
 my ($worker_one) = registry_workers($one);
 freeze_pids($worker_one);
 my $race = IPC::Run::start(['psql', '-X', '-At', '-d', $one->connstr('postgres'),
-    '-c', q{SELECT snowflake_drop('again')}, '-c', q{SELECT snowflake_create('again', '2025-01-01 00:00:00+00', 128)}],
+    '-c', q{SELECT snowflake_drop('again')}, '-c', q{SELECT snowflake_create('again', '2023-01-01 00:00:00+00', 128)}],
     '>', \my $race_out, '2>&1');
 sleep(0.4);
 thaw();
@@ -431,7 +431,7 @@ my $restarted = poll_all(q{SELECT attaches > 1 AND state = 'attached' FROM idgen
 ok(defined $restarted->{ $one->name }, $one->name . ': attached again after its worker restarted');
 $long->finish;
 is($long_out // '', "t\n\nt\n", $one->name . ': a session open across the worker restart attaches again on its next call');
-$two->safe_psql('postgres', q{SELECT snowflake_drop('again'); SELECT snowflake_create('again', '2025-01-01 00:00:00+00', 128)});
+$two->safe_psql('postgres', q{SELECT snowflake_drop('again'); SELECT snowflake_create('again', '2023-01-01 00:00:00+00', 128)});
 no_id_twice('after the worker restart', 'again', generate_at_once('again', 2000, $one, $two));
 
 # A sequencer dropped and defined otherwise elsewhere while this server's worker is stopped,
@@ -441,7 +441,7 @@ my $old_node = sequencer_node($one, 'again');
 isnt($old_node, 'none', $one->name . ": holds node id $old_node of again");
 ($worker) = registry_workers($one);
 freeze_pids($worker);
-$two->safe_psql('postgres', q{SELECT snowflake_drop('again'); SELECT snowflake_create('again', '2026-01-01 00:00:00+00', 128)});
+$two->safe_psql('postgres', q{SELECT snowflake_drop('again'); SELECT snowflake_create('again', '2022-01-01 00:00:00+00', 128)});
 my $attach = IPC::Run::start(['psql', '-X', '-At', '-v', 'VERBOSITY=verbose', '-d', $one->connstr('postgres'),
     '-c', q{SELECT snowflake_attach('again')}],
     '>', \my $attach_out, '2>&1');

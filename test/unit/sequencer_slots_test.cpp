@@ -3,8 +3,8 @@
 // none, a full table gives none; releasing retires the slot (new generation, bound raised above
 // its ids) and frees it for another sequencer, which starts above every id of the old one; the
 // ring forgets only the oldest drops; raising moves only the slots in use; a new slot starts above
-// every id of its name's earlier definitions, whatever their epochs and layouts; aborted
-// definitions are remembered by database and name, once each.
+// every id of its name's earlier definitions, whatever their epochs and layouts; definitions gone
+// without a drop are remembered under their names, not in the released bound.
 #include <gtest/gtest.h>
 #include <vector>
 
@@ -29,10 +29,20 @@ struct Table {
     int64_t released_bound_us = 0;
     explicit Table(int n) : slots(n, SequencerSlot{}) {}
 
+    GoneDefinitions gone{};
     SequencerSlot *bind(const SequencerKey &k, Bound *outcome, const Layout &layout = kLayout,
-                        const std::vector<Layout> &earlier = {}) {
-        SlotFloors floors{kStart, released_bound_us, earlier.data(), static_cast<int>(earlier.size())};
-        return bind_slot(slots.data(), static_cast<int>(slots.size()), dropped, k, layout, floors, outcome);
+                        const std::vector<Layout> &earlier_layouts = {}, uint64_t name_hash = 7) {
+        std::vector<EarlierDefinition> earlier;
+        for (const Layout &l : earlier_layouts) earlier.push_back(EarlierDefinition{l, INT64_MIN});
+        int count = 0;
+        EarlierDefinition merged[4];
+        for (const EarlierDefinition &e : earlier) merge_earlier(merged, &count, e);
+        add_gone(gone, k.database, name_hash, layout, merged, &count);
+        SlotFloors floors{kStart, released_bound_us, merged, count};
+        return bind_slot(slots.data(), static_cast<int>(slots.size()), dropped, k, name_hash, layout, floors, outcome);
+    }
+    void gone_without_drop(const SequencerKey &k) {
+        release_gone_slot(slots.data(), static_cast<int>(slots.size()), &dropped, &gone, k);
     }
     void release(const SequencerKey &k) {
         release_slot(slots.data(), static_cast<int>(slots.size()), &dropped, k, &released_bound_us);
@@ -168,34 +178,60 @@ TEST(SequencerSlots, AnEarlierDefinitionWhoseIdsOutrunTheNewLayoutGivesNoSlot) {
     EXPECT_NE(t.bind(key(3), &outcome, javascript, {future}), nullptr);
 }
 
-TEST(SequencerSlots, AbortedDefinitionsAreRememberedByNameOnceEachAndTheEarliestEpochOfAKindCounts) {
-    AbortedDefinitions aborted{};
+TEST(SequencerSlots, ADefinitionGoneWithoutADropIsRememberedUnderItsNameNotInTheReleasedBound) {
+    // A creation that aborted after drawing 3 s ahead (or a dropped definitions table): its ids are
+    // remembered under its name, with their bound; the released bound, which every new slot
+    // starts above, is left alone.
+    Table t(2);
+    Bound outcome;
+    SequencerSlot *a = t.bind(key(1), &outcome, kLayout, {}, 77);
+    raise_to(&a->clock, position_after(kLayout, kStart + 3000000));
+    const uint64_t used = a->clock.next_free;
+    const uint64_t generation = atomic_load(&a->generation);
+    t.gone_without_drop(key(1));
+    EXPECT_NE(atomic_load(&a->generation), generation);
+    EXPECT_TRUE(a->key.none());
+    EXPECT_TRUE(was_dropped(t.dropped, key(1)));
+    EXPECT_EQ(t.released_bound_us, 0);
+    // Another name starts at the floor, not behind the gone one's lead.
+    SequencerSlot *other = t.bind(key(2), &outcome, kLayout, {}, 78);
+    EXPECT_LT(other->clock.next_free, used);
+    // The same name, even with an epoch 2 s later, starts above every id of the gone one.
+    const Layout later{kLayout.epoch_unix_ms + 2000, kLayout.node_bits};
+    SequencerSlot *again = t.bind(key(3), &outcome, later, {}, 77);
+    ASSERT_NE(again, nullptr);
+    EXPECT_GT(id_at(later, again->clock.next_free, 0), id_at(kLayout, used - 1, kLayout.max_nodes() - 1));
+}
+
+TEST(SequencerSlots, GoneDefinitionsAreRememberedByNameOnceEachAndMergedByKind) {
+    GoneDefinitions gone{};
     const Layout a{kLayout.epoch_unix_ms + 5000, 13};
     const Layout b{kLayout.epoch_unix_ms + 1000, 10};  // the same kind, an earlier epoch
     const Layout sony{kLayout.epoch_unix_ms, 16, 0, Kind::sonyflake};
-    remember_aborted(&aborted, 5, 77, a);
-    remember_aborted(&aborted, 5, 77, a);  // once
-    remember_aborted(&aborted, 5, 77, b);
-    remember_aborted(&aborted, 5, 77, sony);
-    remember_aborted(&aborted, 6, 77, kLayout);  // another database
-    remember_aborted(&aborted, 5, 78, kLayout);  // another name
-    EXPECT_EQ(aborted.count, 5u);
-    Layout earlier[4];
+    remember_gone(&gone, GoneDefinition{5, 77, a, 100});
+    remember_gone(&gone, GoneDefinition{5, 77, a, 300});  // once, the later bound kept
+    remember_gone(&gone, GoneDefinition{5, 77, b, 200});
+    remember_gone(&gone, GoneDefinition{5, 77, sony, 50});
+    remember_gone(&gone, GoneDefinition{6, 77, kLayout, 0});  // another database
+    remember_gone(&gone, GoneDefinition{5, 78, kLayout, 0});  // another name
+    EXPECT_EQ(gone.count, 5u);
+    EarlierDefinition earlier[4];
     int count = 0;
-    EXPECT_TRUE(add_aborted(aborted, 5, 77, a, earlier, &count));  // b and sony differ from a
+    EXPECT_TRUE(add_gone(gone, 5, 77, a, earlier, &count));  // b and sony differ from a
     ASSERT_EQ(count, 2);
-    EXPECT_EQ(earlier[0].epoch_unix_ms, b.epoch_unix_ms);
-    EXPECT_EQ(earlier[1].kind, Kind::sonyflake);
+    EXPECT_EQ(earlier[0].layout.epoch_unix_ms, b.epoch_unix_ms);  // the earlier epoch and
+    EXPECT_EQ(earlier[0].bound_us, 300);                         // the later bound of the kind
+    EXPECT_EQ(earlier[1].layout.kind, Kind::sonyflake);
     count = 0;
-    EXPECT_FALSE(add_aborted(aborted, 5, 78, kLayout, earlier, &count));  // only itself
+    EXPECT_FALSE(add_gone(gone, 5, 78, kLayout, earlier, &count));  // only itself
     EXPECT_EQ(count, 1);
     count = 0;
-    EXPECT_FALSE(add_aborted(aborted, 7, 77, kLayout, earlier, &count));
+    EXPECT_FALSE(add_gone(gone, 7, 77, kLayout, earlier, &count));
     EXPECT_EQ(count, 0);
-    // The ring keeps the last kAbortedRemembered.
-    for (uint32_t i = 0; i < kAbortedRemembered; i++) remember_aborted(&aborted, 9, i, kLayout);
+    // The ring keeps the last kGoneRemembered.
+    for (uint32_t i = 0; i < kGoneRemembered; i++) remember_gone(&gone, GoneDefinition{9, i, kLayout, 0});
     count = 0;
-    EXPECT_FALSE(add_aborted(aborted, 5, 77, a, earlier, &count));
+    EXPECT_FALSE(add_gone(gone, 5, 77, a, earlier, &count));
     EXPECT_EQ(count, 0);
 }
 

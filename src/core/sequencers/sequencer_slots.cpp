@@ -15,6 +15,10 @@ bool was_dropped(const DroppedKeys &dropped, const SequencerKey &key) noexcept {
     return false;
 }
 
+static void remember_dropped(DroppedKeys *dropped, const SequencerKey &key) noexcept {
+    dropped->keys[dropped->count++ % kDroppedRemembered] = key;
+}
+
 void forget_dropped(DroppedKeys *dropped, const SequencerKey &key) noexcept {
     for (uint32_t i = 0; i < remembered(*dropped); i++)
         if (dropped->keys[i] == key) dropped->keys[i] = kNoSequencer;
@@ -25,30 +29,40 @@ static bool same_layout(const Layout &a, const Layout &b) noexcept {
            a.kind == b.kind;
 }
 
-static uint32_t remembered(const AbortedDefinitions &aborted) noexcept {
-    return aborted.count < kAbortedRemembered ? aborted.count : kAbortedRemembered;
-}
-
-void remember_aborted(AbortedDefinitions *aborted, uint32_t database, uint64_t name_hash,
-                      const Layout &layout) noexcept {
-    for (uint32_t i = 0; i < remembered(*aborted); i++) {
-        const AbortedDefinition &e = aborted->entries[i];
-        if (e.database == database && e.name_hash == name_hash && same_layout(e.layout, layout)) return;
+void merge_earlier(EarlierDefinition *earlier, int *count, const EarlierDefinition &e) noexcept {
+    int k = 0;
+    while (k < *count && earlier[k].layout.kind != e.layout.kind) k++;
+    if (k == *count) {
+        earlier[(*count)++] = e;
+        return;
     }
-    aborted->entries[aborted->count++ % kAbortedRemembered] = AbortedDefinition{database, name_hash, layout};
+    if (e.layout.epoch_unix_ms < earlier[k].layout.epoch_unix_ms) earlier[k].layout = e.layout;
+    if (e.bound_us > earlier[k].bound_us) earlier[k].bound_us = e.bound_us;
 }
 
-bool add_aborted(const AbortedDefinitions &aborted, uint32_t database, uint64_t name_hash, const Layout &current,
-                 Layout *earlier, int *count) noexcept {
+static uint32_t remembered(const GoneDefinitions &gone) noexcept {
+    return gone.count < kGoneRemembered ? gone.count : kGoneRemembered;
+}
+
+void remember_gone(GoneDefinitions *gone, const GoneDefinition &d) noexcept {
+    for (uint32_t i = 0; i < remembered(*gone); i++) {
+        GoneDefinition &e = gone->entries[i];
+        if (e.database == d.database && e.name_hash == d.name_hash && same_layout(e.layout, d.layout)) {
+            if (d.bound_us > e.bound_us) e.bound_us = d.bound_us;
+            return;
+        }
+    }
+    gone->entries[gone->count++ % kGoneRemembered] = d;
+}
+
+bool add_gone(const GoneDefinitions &gone, uint32_t database, uint64_t name_hash, const Layout &current,
+              EarlierDefinition *earlier, int *count) noexcept {
     bool differs = false;
-    for (uint32_t i = 0; i < remembered(aborted); i++) {
-        const AbortedDefinition &e = aborted.entries[i];
+    for (uint32_t i = 0; i < remembered(gone); i++) {
+        const GoneDefinition &e = gone.entries[i];
         if (e.database != database || e.name_hash != name_hash) continue;
         differs |= !same_layout(e.layout, current);
-        int k = 0;
-        while (k < *count && earlier[k].kind != e.layout.kind) k++;
-        if (k == *count) earlier[(*count)++] = e.layout;
-        else if (e.layout.epoch_unix_ms < earlier[k].epoch_unix_ms) earlier[k] = e.layout;
+        merge_earlier(earlier, count, EarlierDefinition{e.layout, e.bound_us});
     }
     return differs;
 }
@@ -63,7 +77,9 @@ bool start_position(const Layout &layout, int64_t bound_unix_us, const SlotFloor
                     uint64_t *position) noexcept {
     uint64_t start = position_after(layout, bound_unix_us);
     for (int i = 0; i < floors.earlier_count; i++) {
-        const int64_t above = above_earlier_unix_us(floors.earlier[i], bound_unix_us, layout);
+        const EarlierDefinition &e = floors.earlier[i];
+        const int64_t above =
+            above_earlier_unix_us(e.layout, e.bound_us > bound_unix_us ? e.bound_us : bound_unix_us, layout);
         if (above == INT64_MAX) return false;
         if (above != INT64_MIN && position_after(layout, above) > start) start = position_after(layout, above);
     }
@@ -72,7 +88,7 @@ bool start_position(const Layout &layout, int64_t bound_unix_us, const SlotFloor
 }
 
 SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dropped, const SequencerKey &key,
-                         const Layout &layout, const SlotFloors &floors, Bound *outcome) noexcept {
+                         uint64_t name_hash, const Layout &layout, const SlotFloors &floors, Bound *outcome) noexcept {
     if (SequencerSlot *held = find_slot(slots, count, key)) {
         *outcome = Bound::held;
         return held;
@@ -98,6 +114,7 @@ SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dro
         return nullptr;
     }
     slot->layout = layout;
+    slot->name_hash = name_hash;
     slot->clock.next_free = 0;
     raise_to(&slot->clock, start);
     slot->last_unix_ms = 0;
@@ -109,17 +126,24 @@ SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dro
 
 void release_slot(SequencerSlot *slots, int count, DroppedKeys *dropped, const SequencerKey &key,
                   int64_t *released_bound_us) noexcept {
-    dropped->keys[dropped->count++ % kDroppedRemembered] = key;
-    retire_slot(slots, count, key, released_bound_us);
-}
-
-void retire_slot(SequencerSlot *slots, int count, const SequencerKey &key, int64_t *released_bound_us) noexcept {
+    remember_dropped(dropped, key);
     if (SequencerSlot *slot = find_slot(slots, count, key)) {
         // retire() changes the generation before it takes the bound, so a draw in flight in
         // another process either lies within the bound or is dropped by that process's check
         // after its draw (the argument is in snowflake.cpp).
         const int64_t bound = retire(&slot->clock, &slot->generation, slot->layout);
         if (bound > *released_bound_us) *released_bound_us = bound;
+        slot->key = kNoSequencer;
+    }
+}
+
+void release_gone_slot(SequencerSlot *slots, int count, DroppedKeys *dropped, GoneDefinitions *gone,
+                       const SequencerKey &key) noexcept {
+    if (dropped != nullptr) remember_dropped(dropped, key);
+    if (SequencerSlot *slot = find_slot(slots, count, key)) {
+        // As in retire_slot: the generation changes before the bound is read.
+        const int64_t bound = retire(&slot->clock, &slot->generation, slot->layout);
+        remember_gone(gone, GoneDefinition{key.database, slot->name_hash, slot->layout, bound});
         slot->key = kNoSequencer;
     }
 }

@@ -34,6 +34,7 @@ struct SequencerSlot {
     uint64_t generation;  // atomic; changed (under the table's lock) at every binding and retirement
     SequencerKey key;     // the table's lock; which sequencer holds the slot, kNoSequencer when free
     Layout layout;        // the table's lock; of the sequencer holding the slot
+    uint64_t name_hash;   // the table's lock; of the sequencer's name (its key names a definition)
     // Atomic (the draw), set under the table's lock when the slot is bound; a line of its own.
     alignas(kCacheLine) LogicalClock clock;
     // Atomic store by a drawer when its id's millisecond differs from the last it stored: the
@@ -54,36 +55,6 @@ struct DroppedKeys {
 
 bool was_dropped(const DroppedKeys &dropped, const SequencerKey &key) noexcept;
 
-// The layouts of the last kAbortedRemembered definitions whose creation aborted (or was prepared)
-// after they bound a slot, by database and name: their ids may have been handed out, and no table
-// can keep them (the aborted transaction's rows are gone with it), so a definition of the name
-// made later must start above them as above the dropped ones (above_earlier_unix_us). Kept in
-// memory only: after a restart they are forgotten, and a name defined again then with an epoch
-// later by more than the time since the aborted draws can meet them (the docs say so).
-constexpr uint32_t kAbortedRemembered = 64;
-
-struct AbortedDefinition {
-    uint32_t database;
-    uint64_t name_hash;
-    Layout layout;
-};
-
-struct AbortedDefinitions {
-    uint32_t count;  // definitions ever remembered; the ring holds the last kAbortedRemembered
-    AbortedDefinition entries[kAbortedRemembered];
-};
-
-// Remembers an aborted definition of (database, name_hash) unless the same layout is remembered.
-void remember_aborted(AbortedDefinitions *aborted, uint32_t database, uint64_t name_hash,
-                      const Layout &layout) noexcept;
-
-// Adds the layouts of the aborted definitions of (database, name_hash) to `earlier` (`*count` of
-// them, room for one per kind), an earlier epoch replacing a later one of the same kind: what
-// start_position needs of them. True when one of them differs from `current` in any way
-// (epoch, node bits, backfill nodes, kind).
-bool add_aborted(const AbortedDefinitions &aborted, uint32_t database, uint64_t name_hash, const Layout &current,
-                 Layout *earlier, int *count) noexcept;
-
 // Forgets `key` as dropped (its drop was undone after all).
 void forget_dropped(DroppedKeys *dropped, const SequencerKey &key) noexcept;
 
@@ -92,13 +63,57 @@ SequencerSlot *find_slot(SequencerSlot *slots, int count, const SequencerKey &ke
 
 enum class Bound { held, bound, dropped, full, too_far };
 
-// What a new slot must start above, besides the ids of every slot held when it is bound.
+// An earlier definition of a name, which a definition of the name made later must start above:
+// its layout (what lies below its ids depends on its epoch and kind, not on its node bits) and a
+// time at or after the end of every id it issued, INT64_MIN where the new slot's own time bound
+// covers them (a definition whose drop committed: its slot's ids are in the released bound).
+struct EarlierDefinition {
+    Layout layout;
+    int64_t bound_us;
+};
+
+// Adds `e` to the `*count` entries of `earlier` (room for one per kind): of two of one kind, the
+// one with the earlier epoch and the later bound stands for both (it lies above both's ids).
+void merge_earlier(EarlierDefinition *earlier, int *count, const EarlierDefinition &e) noexcept;
+
+// Definitions gone with no row of theirs kept: those whose creation aborted (or was prepared) after
+// they bound a slot, and those whose database or definitions table was dropped with their slots
+// still held. Their ids may have been handed out, so a definition of their name made later must
+// start above them; they are kept here, by database and name, each with the bound of its ids,
+// rather than in the released bound, which every new slot starts above (they would push every
+// other sequencer ahead of the clock, behind a bulk load of theirs). The last kGoneRemembered;
+// memory only: after a restart they are forgotten, and a name defined again then with an epoch
+// later by more than the time since their last ids could meet them (the docs say so).
+constexpr uint32_t kGoneRemembered = 256;
+
+struct GoneDefinition {
+    uint32_t database;
+    uint64_t name_hash;
+    Layout layout;
+    int64_t bound_us;
+};
+
+struct GoneDefinitions {
+    uint32_t count;  // definitions ever remembered; the ring holds the last kGoneRemembered
+    GoneDefinition entries[kGoneRemembered];
+};
+
+// Remembers a gone definition; one of the same database, name and layout remembered already
+// keeps the later of the two bounds.
+void remember_gone(GoneDefinitions *gone, const GoneDefinition &definition) noexcept;
+
+// Adds the gone definitions of (database, name_hash) to `earlier` (merge_earlier). True when one
+// of them differs from `current` in any way (epoch, node bits, backfill nodes, kind).
+bool add_gone(const GoneDefinitions &gone, uint32_t database, uint64_t name_hash, const Layout &current,
+              EarlierDefinition *earlier, int *count) noexcept;
+
+// What a new slot must start above.
 struct SlotFloors {
     int64_t start_floor_us;     // every id before the last server start, recovery or adoption
     int64_t released_bound_us;  // every id of the slots released since
-    // The layouts of earlier definitions of the key's name (dropped since): the new slot's ids lie
-    // above every id they issued before the time bound the other floors make (above_earlier_unix_us).
-    const Layout *earlier = nullptr;
+    // The earlier definitions of the key's name: the new slot's ids lie above every id they issued
+    // (above_earlier_unix_us, at the later of their own bound and the one the floors above make).
+    const EarlierDefinition *earlier = nullptr;
     int earlier_count = 0;
 };
 
@@ -107,7 +122,7 @@ struct SlotFloors {
 // dropped (dropped), no slot is free (full), or an earlier definition's ids run past the end of
 // the layout's time field (too_far).
 SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dropped, const SequencerKey &key,
-                         const Layout &layout, const SlotFloors &floors, Bound *outcome) noexcept;
+                         uint64_t name_hash, const Layout &layout, const SlotFloors &floors, Bound *outcome) noexcept;
 
 // The clock position from which `layout` issues only ids above every id before `bound_unix_us`
 // and above every id the earlier definitions in `floors` issued before it; false when an earlier
@@ -115,14 +130,19 @@ SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dro
 bool start_position(const Layout &layout, int64_t bound_unix_us, const SlotFloors &floors,
                     uint64_t *position) noexcept;
 
-// The slot of `key`, if it holds one, is retired (snowflake.hpp, retire: its generation changes
-// before its bound is read) and freed; *released_bound_us is raised to cover every id the slot
-// handed out or still will. The key may bind a fresh slot later (above that bound).
-void retire_slot(SequencerSlot *slots, int count, const SequencerKey &key, int64_t *released_bound_us) noexcept;
-
-// `key` was dropped: it is remembered as dropped, and its slot is retired (retire_slot).
+// `key` was dropped: it is remembered as dropped, and its slot, if it holds one, is retired
+// (snowflake.hpp, retire: its generation changes before its bound is read) and freed;
+// *released_bound_us is raised to cover every id the slot handed out or still will.
 void release_slot(SequencerSlot *slots, int count, DroppedKeys *dropped, const SequencerKey &key,
                   int64_t *released_bound_us) noexcept;
+
+// `key`'s definition is gone with no row kept (see GoneDefinitions): its slot, if it holds one, is
+// retired and freed and remembered in `gone` with the bound of its ids, not in the released bound;
+// with `dropped`, the key is also remembered as dropped (a creation that aborted, a dropped table
+// or database), without (nullptr) it may bind again (a prepared creation that COMMIT PREPARED
+// may make).
+void release_gone_slot(SequencerSlot *slots, int count, DroppedKeys *dropped, GoneDefinitions *gone,
+                       const SequencerKey &key) noexcept;
 
 // Raises every slot in use to start above `floor_unix_us`.
 void raise_slots(SequencerSlot *slots, int count, int64_t floor_unix_us) noexcept;

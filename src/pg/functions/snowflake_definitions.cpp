@@ -72,7 +72,7 @@ Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
 // commit and this one's at once if it aborts (a catalog row inserted queues no invalidation by
 // itself), and it is refused (55000) if it cannot start above its name's earlier definitions.
 Datum idgen_snowflake_created(PG_FUNCTION_ARGS) {
-    release_sequencer_at_abort(PG_GETARG_OID(0), PG_GETARG_INT64(1), text_to_cstring(PG_GETARG_TEXT_PP(2)));
+    release_sequencer_at_abort(PG_GETARG_OID(0), PG_GETARG_INT64(1));
     invalidate_sequencer_caches(PG_GETARG_OID(0));
     SequencerDefinition def;
     find_sequencer_definition(extension_schema(fcinfo), PG_GETARG_TEXT_PP(2), &def);

@@ -129,7 +129,8 @@ static void read_earlier_definitions(Oid schema, const text *name, SequencerDefi
         const snowflake::Kind kind =
             layout_kind(DatumGetTextPP(SPI_getbinval(row, SPI_tuptable->tupdesc, 1, &isnull)));
         const TimestampTz epoch = DatumGetTimestampTz(SPI_getbinval(row, SPI_tuptable->tupdesc, 2, &isnull));
-        out->earlier[out->earlier_count++] = snowflake::Layout{epoch_unix_ms(epoch), 0, 0, kind};
+        snowflake::merge_earlier(out->earlier, &out->earlier_count,
+                                 snowflake::EarlierDefinition{snowflake::Layout{epoch_unix_ms(epoch), 0, 0, kind}, INT64_MIN});
         out->redefined |= DatumGetBool(SPI_getbinval(row, SPI_tuptable->tupdesc, 3, &isnull));
     }
 }
@@ -190,12 +191,12 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     memcpy(out->name, VARDATA_ANY(name), len);
     out->name[len] = '\0';
     out->name_hash = sequencer_name_hash(out->name, len);
-    // The name's definitions that aborted after drawing. None can abort while this one exists (a
-    // name has one definition at a time), so what is read here holds while the definition is cached.
+    // The name's definitions gone with no row kept. None can go while this one exists (a name has
+    // one definition at a time), so what is read here holds while the definition is cached.
     if (SharedState *s = shared_state_or_null()) {
         LWLockAcquire(s->slot_lock, LW_SHARED);
-        out->redefined |= snowflake::add_aborted(s->aborted, MyDatabaseId, out->name_hash, out->layout, out->earlier,
-                                                 &out->earlier_count);
+        out->redefined |= snowflake::add_gone(s->gone, MyDatabaseId, out->name_hash, out->layout, out->earlier,
+                                              &out->earlier_count);
         LWLockRelease(s->slot_lock);
     }
 }
@@ -248,11 +249,11 @@ static bool key_is_gone(const SequencerKey &key) {
     return !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(key.table));
 }
 
-// Releases the slots of sequencers whose database or definitions table is gone, as a drop does:
-// the slot is freed, its key remembered as dropped and its ids covered by released_bound_us, so
-// the next slot starts above them. The keys are looked up in the catalogs with no lock held (a
-// catalog lookup may read and wait); a slot whose key changed meanwhile is left alone
-// (release_slot finds slots by key).
+// Releases the slots of sequencers whose database or definitions table is gone: the slot is freed,
+// its key remembered as dropped and its ids under its name (GoneDefinitions), so that a definition
+// of the name made later starts above them. The keys are looked up in the catalogs with no lock
+// held (a catalog lookup may read and wait); a slot whose key changed meanwhile is left alone
+// (release_gone_slot finds slots by key).
 static void reclaim_orphaned_slots(SharedState *s) {
     SequencerKey *held = static_cast<SequencerKey *>(palloc(sizeof(SequencerKey) * s->slot_count));
     int count = 0;
@@ -266,15 +267,18 @@ static void reclaim_orphaned_slots(SharedState *s) {
     if (gone > 0) {
         LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
         for (int i = 0; i < gone; i++)
-            snowflake::release_slot(s->slots, s->slot_count, &s->dropped, held[i], &s->released_bound_us);
+            snowflake::release_gone_slot(s->slots, s->slot_count, &s->dropped, &s->gone, held[i]);
         LWLockRelease(s->slot_lock);
     }
     pfree(held);
 }
 
+static void release_drops_of_name(SharedState *s, const SequencerDefinition &def);
+
 // A shared look first (the sequencer usually holds its slot already), then the binding under
 // the exclusive lock, which looks again: another backend may have bound it in between. Before a
-// new slot is bound, the slots whose sequencers are gone are reclaimed.
+// new slot is bound, the slots whose sequencers are gone are reclaimed, and so is the slot of the
+// name's earlier definition that this transaction dropped.
 SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &def, uint64_t *generation) {
     LWLockAcquire(s->slot_lock, LW_SHARED);
     SequencerSlot *slot = snowflake::find_slot(s->slots, s->slot_count, def.key);
@@ -283,10 +287,12 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
     if (slot) return slot;
 
     reclaim_orphaned_slots(s);
+    release_drops_of_name(s, def);
     LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
     snowflake::Bound outcome;
     const snowflake::SlotFloors floors{s->start_floor_us, s->released_bound_us, def.earlier, def.earlier_count};
-    slot = snowflake::bind_slot(s->slots, s->slot_count, s->dropped, def.key, def.layout, floors, &outcome);
+    slot = snowflake::bind_slot(s->slots, s->slot_count, s->dropped, def.key, def.name_hash, def.layout, floors,
+                                &outcome);
     if (outcome == snowflake::Bound::too_far) {
         LWLockRelease(s->slot_lock);
         refuse_start_past_time_field(def);
@@ -326,7 +332,8 @@ struct PendingRelease {
     SubTransactionId subxact;
     PendingKind kind;
     char name[NAMEDATALEN];  // a drop: destroyed cluster-wide at commit in cluster mode ('' if not given)
-    uint64 name_hash;        // a creation: its name's, under which its layout is remembered
+    uint64 name_hash;        // a drop: its name's (0 where not given)
+    bool retired;            // a drop: its slot released already (at pre-commit, or early: see below)
 };
 static List *pending_releases = NIL;
 
@@ -343,11 +350,13 @@ static PendingRelease *queue_release(Oid table, int64 definition_id, PendingKind
 
 void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name) {
     PendingRelease *release = queue_release(table, definition_id, PendingKind::drop);
-    if (name != nullptr) strlcpy(release->name, name, sizeof release->name);
+    if (name == nullptr) return;
+    strlcpy(release->name, name, sizeof release->name);
+    release->name_hash = sequencer_name_hash(name, strlen(name));
 }
 
-void release_sequencer_at_abort(Oid table, int64 definition_id, const char *name) {
-    queue_release(table, definition_id, PendingKind::creation)->name_hash = sequencer_name_hash(name, strlen(name));
+void release_sequencer_at_abort(Oid table, int64 definition_id) {
+    queue_release(table, definition_id, PendingKind::creation);
 }
 
 void keep_in_cluster_at_commit(const char *name) {
@@ -365,29 +374,30 @@ static bool any_pending(PendingKind kind) {
     return false;
 }
 
-// What the queued changes of `kind` do to their slots (under slot_lock, exclusive); a creation's
-// slot, if it held one, has its layout remembered first (the ring of aborted definitions):
+// What the queued changes of `kind` do to their slots (under slot_lock, exclusive):
 // - release: the slot is retired and the key remembered as dropped, so that no backend binds
-//   it again (a committed drop, an aborted creation);
-// - retire: the slot is retired, the key may bind again (a prepared creation: COMMIT PREPARED
-//   makes it, and its next slot starts above the retired one);
-// - forget: the key is no longer remembered as dropped (a drop retired at pre-commit whose
-//   transaction failed after all: its sequencer binds a fresh slot, above released_bound_us
-//   and so above every id of the retired one).
+//   it again (a committed drop; an aborted creation, whose ids are remembered under its name:
+//   GoneDefinitions);
+// - retire: the slot is retired and its ids remembered under its name, the key may bind again (a
+//   prepared creation: COMMIT PREPARED makes it, and its next slot starts above the retired one);
+// - forget: the key is no longer remembered as dropped (a drop retired already whose transaction
+//   or subtransaction failed after all: its sequencer binds a fresh slot, above
+//   released_bound_us and so above every id of the retired one).
+// A drop is released once; only a released one is forgotten.
 enum class SlotAction { release, retire, forget };
 static void apply_pending_locked(SharedState *s, PendingKind kind, SlotAction action,
                                  SubTransactionId only_subxact = InvalidSubTransactionId) {
     ListCell *lc;
     foreach (lc, pending_releases) {
-        const PendingRelease *r = static_cast<PendingRelease *>(lfirst(lc));
+        PendingRelease *r = static_cast<PendingRelease *>(lfirst(lc));
         if (r->kind != kind || (only_subxact != InvalidSubTransactionId && r->subxact != only_subxact)) continue;
-        const SequencerSlot *held = snowflake::find_slot(s->slots, s->slot_count, r->key);
-        if (kind == PendingKind::creation && held != nullptr)
-            snowflake::remember_aborted(&s->aborted, r->key.database, r->name_hash, held->layout);
-        if (action == SlotAction::release)
+        if (kind == PendingKind::drop && r->retired == (action == SlotAction::release)) continue;
+        if (kind == PendingKind::drop) r->retired = action == SlotAction::release;
+        if (kind == PendingKind::creation)
+            snowflake::release_gone_slot(s->slots, s->slot_count, action == SlotAction::release ? &s->dropped : nullptr,
+                                         &s->gone, r->key);
+        else if (action == SlotAction::release)
             snowflake::release_slot(s->slots, s->slot_count, &s->dropped, r->key, &s->released_bound_us);
-        else if (action == SlotAction::retire)
-            snowflake::retire_slot(s->slots, s->slot_count, r->key, &s->released_bound_us);
         else
             snowflake::forget_dropped(&s->dropped, r->key);
     }
@@ -404,7 +414,10 @@ static void apply_pending(PendingKind kind, SlotAction action, SubTransactionId 
 static void follow_subtransaction(SubXactEvent event, SubTransactionId subxact, SubTransactionId parent,
                                   void *) {
     if (event != SUBXACT_EVENT_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB) return;
-    if (event == SUBXACT_EVENT_ABORT_SUB) apply_pending(PendingKind::creation, SlotAction::release, subxact);
+    if (event == SUBXACT_EVENT_ABORT_SUB) {
+        apply_pending(PendingKind::creation, SlotAction::release, subxact);
+        apply_pending(PendingKind::drop, SlotAction::forget, subxact);
+    }
     ListCell *lc;
     foreach (lc, pending_releases) {
         PendingRelease *release = static_cast<PendingRelease *>(lfirst(lc));
@@ -418,7 +431,25 @@ static void follow_subtransaction(SubXactEvent event, SubTransactionId subxact, 
     }
 }
 
-static bool retired_at_pre_commit = false;
+// A definition about to bind a slot in the transaction that dropped its name's earlier definition
+// (drop and create in one transaction): the earlier one's slot is released now rather than at
+// commit. Until commit other sessions still see the earlier definition and draw from its slot, at
+// the same ticks as the new one, on the same node: a new slot started above it now would meet
+// its ids later. Released, it issues no more (its sessions find it dropped, 42704, until this
+// transaction ends; if this one fails, it is forgotten again and they bind a fresh slot above
+// the released bound, as after a failed commit).
+static void release_drops_of_name(SharedState *s, const SequencerDefinition &def) {
+    ListCell *lc;
+    foreach (lc, pending_releases) {
+        PendingRelease *r = static_cast<PendingRelease *>(lfirst(lc));
+        if (r->kind != PendingKind::drop || r->retired || r->name_hash != def.name_hash || r->key == def.key)
+            continue;
+        LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+        snowflake::release_slot(s->slots, s->slot_count, &s->dropped, r->key, &s->released_bound_us);
+        LWLockRelease(s->slot_lock);
+        r->retired = true;
+    }
+}
 
 static void release_pending(XactEvent event, void *) {
     // Prepared transactions: a drop would take effect at COMMIT PREPARED, which may run in
@@ -443,12 +474,9 @@ static void release_pending(XactEvent event, void *) {
     // (test/tap/014). Retiring early is safe whatever follows: if the transaction still fails
     // after this point (a serialization failure at commit), its keys are forgotten again and
     // the sequencers bind fresh slots above the bound.
-    if (event == XACT_EVENT_PRE_COMMIT && any_pending(PendingKind::drop)) {
-        apply_pending(PendingKind::drop, SlotAction::release);
-        retired_at_pre_commit = true;
-    }
+    if (event == XACT_EVENT_PRE_COMMIT) apply_pending(PendingKind::drop, SlotAction::release);
     if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) {
-        if (retired_at_pre_commit) apply_pending(PendingKind::drop, SlotAction::forget);
+        apply_pending(PendingKind::drop, SlotAction::forget);
         apply_pending(PendingKind::creation, SlotAction::release);
     }
     // Committed: destroyed cluster-wide (cluster mode; the registry worker does it, no waiting).
@@ -463,7 +491,6 @@ static void release_pending(XactEvent event, void *) {
     if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PREPARE ||
         event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) {
         pending_releases = NIL;  // the list itself goes with TopTransactionContext
-        retired_at_pre_commit = false;
     }
 }
 

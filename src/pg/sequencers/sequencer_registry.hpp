@@ -29,11 +29,11 @@ struct SequencerDefinition {
     char name[NAMEDATALEN];
     uint64 name_hash;      // keys the sequencer's lease space for snowflake_at (computed once)
     int32 backfill_owner;  // the node id of the one server that may run snowflake_at (-1: any)
-    // The name's earlier definitions on this server (dropped: snowflake_retired; aborted after
-    // drawing: the shared memory's ring): the earliest epoch of each kind, and whether any of them
+    // The name's earlier definitions on this server (dropped: snowflake_retired; gone with no row,
+    // as those whose creation aborted: shared memory's GoneDefinitions): the earliest epoch of each kind, and whether any of them
     // differs from this one (then snowflake_at refuses: its retrospective ids fall at past times,
     // where an earlier layout's ids may be the same bits).
-    snowflake::Layout earlier[kLayoutKinds];
+    snowflake::EarlierDefinition earlier[kLayoutKinds];
     int earlier_count;
     bool redefined;
 };
@@ -86,13 +86,12 @@ SequencerSlot *find_sequencer_slot(SharedState *state, Oid table, int64 definiti
 // aborts. A transaction that queued a release cannot be prepared (PREPARE raises 0A000).
 void release_sequencer_at_commit(Oid table, int64 definition_id, const char *name);
 
-// The definition `definition_id` of `table`, of sequencer `name`, was made in the current
-// (sub)transaction: if that aborts, the slot it may have bound is released, its key is never
-// bound again and, if it held a slot, its layout is remembered for the name (its ids may have been
-// handed out); if the transaction is prepared, the slot is released and the layout remembered
-// (without forbidding the key: COMMIT PREPARED makes the definition, which then binds a fresh
-// slot above the released one).
-void release_sequencer_at_abort(Oid table, int64 definition_id, const char *name);
+// The definition `definition_id` of `table` was made in the current (sub)transaction: if that
+// aborts, the slot it may have bound is released, its key is never bound again and its ids are
+// remembered under its name (they may have been handed out: GoneDefinitions); if the transaction
+// is prepared, the slot is released and its ids remembered, without forbidding the key (COMMIT
+// PREPARED makes the definition, which then binds a fresh slot above them).
+void release_sequencer_at_abort(Oid table, int64 definition_id);
 
 // 55000 unless the definition `def` can start, now, within idgen.max_lead and idgen.max_wait of
 // the clock above every id its name's earlier definitions issued (snowflake_create refuses a

@@ -148,9 +148,10 @@ struct SharedState {
     // The last sequencers dropped (a REPEATABLE READ transaction may still see their
     // definitions; see DroppedKeys for what an older drop being forgotten costs).
     snowflake::DroppedKeys dropped;
-    // The layouts of the last definitions whose creation aborted after binding a slot (what a
-    // definition of their name made later must start above; sequencer_slots.hpp).
-    snowflake::AbortedDefinitions aborted;
+    // Definitions gone with their ids in no table (aborted creations, dropped databases and
+    // definitions tables): what a definition of their name made later must start above
+    // (sequencer_slots.hpp).
+    snowflake::GoneDefinitions gone;
     SequencerSlot slots[FLEXIBLE_ARRAY_MEMBER];  // key, layout: slot_lock; clock: atomic
 };
 
