@@ -18,6 +18,14 @@ SELECT snowflake_next('r');
 SELECT snowflake_create('r');
 SELECT min(snowflake_next('r')) > :rolled_back_max AS above_rolled_back FROM generate_series(1, 10);
 
+-- A creation rolled back after snowflake_at alone (which binds no slot): the session's cache
+-- forgets it all the same (the creation queued an invalidation, which the rollback runs here).
+BEGIN;
+SELECT snowflake_create('rb_at', max_nodes => 512, backfill_nodes => 4);
+SELECT snowflake_at('rb_at', '2024-01-01 00:00:00+00') > 0 AS backfilled;
+ROLLBACK;
+SELECT snowflake_at('rb_at', '2024-01-01 00:00:00+00');
+
 -- The same, made again with an epoch 1 s later (in Sony's layout, of 10 ms ticks): above the
 -- rolled-back ids too, which no table kept: the server remembers the aborted definition's layout.
 BEGIN;

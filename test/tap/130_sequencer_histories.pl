@@ -17,6 +17,7 @@
 # still be created and drawn from (no slot leaked). Of every three histories two run on the C
 # extension and one on the plain-SQL edition (hosted/idgen_hosted.sql, in a schema of another
 # database; no snowflake_at or snowflake_convert there).
+# One major per test run: what it checks is idgen's own slots, caches and callbacks, the same on every major.
 # IDGEN_HISTORIES=N runs N histories (default 1,000); IDGEN_HISTORY_SEED=S replays the run of
 # seed S, and IDGEN_HISTORY_FIRST=I with IDGEN_HISTORIES=K its histories I to I+K-1 alone (each
 # violation reported names the ones to replay). A replay makes the same choices; what depends
