@@ -39,7 +39,8 @@ struct Table {
         for (const EarlierDefinition &e : earlier) merge_earlier(merged, &count, e);
         add_gone(gone, k.database, name_hash, layout, merged, &count);
         SlotFloors floors{kStart, released_bound_us, merged, count};
-        return bind_slot(slots.data(), static_cast<int>(slots.size()), dropped, k, name_hash, layout, floors, outcome);
+        return bind_slot(slots.data(), static_cast<int>(slots.size()), dropped, k, name_hash, layout, floors,
+                         outcome);
     }
     void gone_without_drop(const SequencerKey &k) {
         release_gone_slot(slots.data(), static_cast<int>(slots.size()), &dropped, &gone, k);
@@ -127,8 +128,10 @@ static uint64_t id_at(const Layout &layout, uint64_t position, int32_t node) {
     const uint64_t ticks = position >> layout.counter_bits();
     const uint64_t counter = position & ((uint64_t{1} << layout.counter_bits()) - 1);
     if (layout.node_lowest())
-        return ticks << layout.node_and_counter_bits() | counter << layout.node_bits | static_cast<uint64_t>(node);
-    return ticks << layout.node_and_counter_bits() | static_cast<uint64_t>(node) << layout.counter_bits() | counter;
+        return ticks << layout.node_and_counter_bits() | counter << layout.node_bits |
+               static_cast<uint64_t>(node);
+    return ticks << layout.node_and_counter_bits() | static_cast<uint64_t>(node) << layout.counter_bits() |
+           counter;
 }
 
 TEST(SequencerSlots, ANameDefinedAgainStartsAboveTheIdsOfEveryEarlierDefinition) {
@@ -137,20 +140,22 @@ TEST(SequencerSlots, ANameDefinedAgainStartsAboveTheIdsOfEveryEarlierDefinition)
     // counter bits), with Sony's layout: every first id of the new one is above every old id,
     // although the new one's clock starts at a time before the old one's last ids.
     const Layout old_layout{kLayout.epoch_unix_ms, 13};
-    const std::vector<Layout> agains = {
-        Layout{kLayout.epoch_unix_ms + 2000, 13}, Layout{kLayout.epoch_unix_ms + 2000, 7},
-        Layout{kLayout.epoch_unix_ms - 3600000, 16, 0, Kind::sonyflake},
-        Layout{kLayout.epoch_unix_ms + 2000, 10, 0, Kind::snowcast}};
+    const std::vector<Layout> agains = {Layout{kLayout.epoch_unix_ms + 2000, 13},
+                                        Layout{kLayout.epoch_unix_ms + 2000, 7},
+                                        Layout{kLayout.epoch_unix_ms - 3600000, 16, 0, Kind::sonyflake},
+                                        Layout{kLayout.epoch_unix_ms + 2000, 10, 0, Kind::snowcast}};
     for (const Layout &again : agains) {
         Table t(1);
         Bound outcome;
         SequencerSlot *old_slot = t.bind(key(1), &outcome, old_layout);
         raise_to(&old_slot->clock, position_after(old_layout, kStart + 3000000));
-        const uint64_t last_old = id_at(old_layout, old_slot->clock.next_free - 1, old_layout.max_nodes() - 1);
+        const uint64_t last_old =
+            id_at(old_layout, old_slot->clock.next_free - 1, old_layout.max_nodes() - 1);
         t.release(key(1));
         SequencerSlot *b = t.bind(key(2), &outcome, again, {old_layout});
         ASSERT_EQ(outcome, Bound::bound);
-        EXPECT_GT(id_at(again, b->clock.next_free, 0), last_old) << again.epoch_unix_ms << " " << again.node_bits;
+        EXPECT_GT(id_at(again, b->clock.next_free, 0), last_old)
+            << again.epoch_unix_ms << " " << again.node_bits;
         // Without the earlier layout only the time bound holds, which the later epoch repeats under.
         if (again.epoch_unix_ms > old_layout.epoch_unix_ms && again.kind == Kind::idgen) {
             Table u(1);
@@ -220,7 +225,7 @@ TEST(SequencerSlots, GoneDefinitionsAreRememberedByNameOnceEachAndMergedByKind) 
     EXPECT_TRUE(add_gone(gone, 5, 77, a, earlier, &count));  // b and sony differ from a
     ASSERT_EQ(count, 2);
     EXPECT_EQ(earlier[0].layout.epoch_unix_ms, b.epoch_unix_ms);  // the earlier epoch and
-    EXPECT_EQ(earlier[0].bound_us, 300);                         // the later bound of the kind
+    EXPECT_EQ(earlier[0].bound_us, 300);                          // the later bound of the kind
     EXPECT_EQ(earlier[1].layout.kind, Kind::sonyflake);
     count = 0;
     EXPECT_FALSE(add_gone(gone, 5, 78, kLayout, earlier, &count));  // only itself

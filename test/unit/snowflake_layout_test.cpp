@@ -146,7 +146,7 @@ TEST(SnowflakeLayout, ClockPositionsCountTheWiderCounter) {
 
 TEST(SnowflakeLayout, AboveAnEarlierDefinitionComparesIdsNotTimes) {
     using namespace idgen::snowflake;
-    const Layout old_layout{1577836800000, 10};            // 2020-01-01, 1,024 nodes
+    const Layout old_layout{1577836800000, 10};              // 2020-01-01, 1,024 nodes
     const int64_t bound = (1577836800000 + 1000000) * 1000;  // 1,000 s after its epoch
     // The same layout: the tick after the bound's. A later epoch: as many ticks after its own
     // epoch, so 2 s later in time. An earlier one: sooner.
@@ -164,7 +164,8 @@ TEST(SnowflakeLayout, AboveAnEarlierDefinitionComparesIdsNotTimes) {
     // holds 1,000 s after the epoch and no longer 30 days after it.
     const Layout javascript{1577836800000, 6, 0, Kind::javascript};
     EXPECT_EQ(above_earlier_unix_us(old_layout, bound, javascript), (1577836800000 + 1024000000) * 1000);
-    EXPECT_EQ(above_earlier_unix_us(old_layout, (1577836800000 + 30 * 86400000LL) * 1000, javascript), INT64_MAX);
+    EXPECT_EQ(above_earlier_unix_us(old_layout, (1577836800000 + 30 * 86400000LL) * 1000, javascript),
+              INT64_MAX);
     // snowcast's last tick: its ids reach 2^64 (no overflow), beyond every layout.
     const Layout snowcast{0, 10, 0, Kind::snowcast};
     EXPECT_EQ(above_earlier_unix_us(snowcast, INT64_MAX, snowcast), INT64_MAX);

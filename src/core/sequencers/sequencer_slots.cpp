@@ -25,8 +25,8 @@ void forget_dropped(DroppedKeys *dropped, const SequencerKey &key) noexcept {
 }
 
 static bool same_layout(const Layout &a, const Layout &b) noexcept {
-    return a.epoch_unix_ms == b.epoch_unix_ms && a.node_bits == b.node_bits && a.backfill_nodes == b.backfill_nodes &&
-           a.kind == b.kind;
+    return a.epoch_unix_ms == b.epoch_unix_ms && a.node_bits == b.node_bits &&
+           a.backfill_nodes == b.backfill_nodes && a.kind == b.kind;
 }
 
 void merge_earlier(EarlierDefinition *earlier, int *count, const EarlierDefinition &e) noexcept {
@@ -81,14 +81,16 @@ bool start_position(const Layout &layout, int64_t bound_unix_us, const SlotFloor
         const int64_t above =
             above_earlier_unix_us(e.layout, e.bound_us > bound_unix_us ? e.bound_us : bound_unix_us, layout);
         if (above == INT64_MAX) return false;
-        if (above != INT64_MIN && position_after(layout, above) > start) start = position_after(layout, above);
+        if (above != INT64_MIN && position_after(layout, above) > start)
+            start = position_after(layout, above);
     }
     *position = start;
     return true;
 }
 
 SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dropped, const SequencerKey &key,
-                         uint64_t name_hash, const Layout &layout, const SlotFloors &floors, Bound *outcome) noexcept {
+                         uint64_t name_hash, const Layout &layout, const SlotFloors &floors,
+                         Bound *outcome) noexcept {
     if (SequencerSlot *held = find_slot(slots, count, key)) {
         *outcome = Bound::held;
         return held;
@@ -106,8 +108,8 @@ SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dro
     }
     // Above every id handed out before the server started (or recovered, or adopted a moved
     // database's state) and every id of the sequencers dropped since.
-    const int64_t bound = floors.start_floor_us > floors.released_bound_us ? floors.start_floor_us
-                                                                             : floors.released_bound_us;
+    const int64_t bound =
+        floors.start_floor_us > floors.released_bound_us ? floors.start_floor_us : floors.released_bound_us;
     uint64_t start = 0;
     if (!start_position(layout, bound, floors, &start)) {
         *outcome = Bound::too_far;

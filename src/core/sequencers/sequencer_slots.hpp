@@ -122,7 +122,8 @@ struct SlotFloors {
 // dropped (dropped), no slot is free (full), or an earlier definition's ids run past the end of
 // the layout's time field (too_far).
 SequencerSlot *bind_slot(SequencerSlot *slots, int count, const DroppedKeys &dropped, const SequencerKey &key,
-                         uint64_t name_hash, const Layout &layout, const SlotFloors &floors, Bound *outcome) noexcept;
+                         uint64_t name_hash, const Layout &layout, const SlotFloors &floors,
+                         Bound *outcome) noexcept;
 
 // The clock position from which `layout` issues only ids above every id before `bound_unix_us`
 // and above every id the earlier definitions in `floors` issued before it; false when an earlier

@@ -311,7 +311,8 @@ static void check_enum_at_start(const char *name, const struct config_enum_entry
     initStringInfo(&allowed);
     for (const struct config_enum_entry *v = values; v->name != nullptr; v++) {
         if (pg_strcasecmp(raw, v->name) == 0) return;
-        appendStringInfo(&allowed, "%s'%s'", v == values ? "" : (v[1].name == nullptr ? " or " : ", "), v->name);
+        appendStringInfo(&allowed, "%s'%s'", v == values ? "" : (v[1].name == nullptr ? " or " : ", "),
+                         v->name);
     }
     refuse_at_start(name, raw, psprintf("It must be %s.", allowed.data));
 }

@@ -23,7 +23,7 @@ namespace idgen::pg {
 // coordinator that cannot be asked (down, or Citus too old to ask) leaves the worker's own
 // metadata to decide, so that a worker goes on generating while its coordinator is away.
 static uint64 invalidations = 1;
-static uint64 known_at = 0;  // invalidations when the reading was taken (0: none)
+static uint64 known_at = 0;         // invalidations when the reading was taken (0: none)
 static int64_t known_until_ns = 0;  // monotonic; on a worker, when the coordinator is asked again
 static int32_t known_node = -1;
 constexpr int64_t kAskedAgainNs = 10 * int64_t{1000000000};
@@ -51,11 +51,13 @@ static Oid oid_at(int column) {
 // removed, or a secondary); false where it cannot be asked. Within the caller's SPI connection.
 static bool coordinator_says_inactive(int64_t group) {
     const char *query = psprintf(
-        "SELECT c.success AND c.result OPERATOR(pg_catalog.<>) 't' FROM pg_catalog.run_command_on_coordinator("
+        "SELECT c.success AND c.result OPERATOR(pg_catalog.<>) 't' FROM "
+        "pg_catalog.run_command_on_coordinator("
         "'SELECT pg_catalog.bool_or(isactive AND noderole OPERATOR(pg_catalog.=) ''primary'') IS TRUE "
         "FROM pg_catalog.pg_dist_node WHERE groupid OPERATOR(pg_catalog.=) %lld') c",
         static_cast<long long>(group));
-    if (!spi_row("SELECT pg_catalog.to_regproc('pg_catalog.run_command_on_coordinator') IS NOT NULL")) return false;
+    if (!spi_row("SELECT pg_catalog.to_regproc('pg_catalog.run_command_on_coordinator') IS NOT NULL"))
+        return false;
     bool isnull = false;
     if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull))) return false;
     if (!spi_row(query)) return false;
@@ -119,17 +121,18 @@ int32_t citus_group_node(const char *what) {
                  errmsg("%s: idgen.node_id_source is 'citus', but this database has no Citus", what),
                  errhint("Generate in the database where Citus is created, or set idgen.node_id instead.")));
     if (g == Group::not_added)
-        ereport(ERROR,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("%s: this server is not an active node of a Citus cluster (group %lld is not "
-                        "an active primary in pg_dist_node)",
-                        what, static_cast<long long>(group)),
-                 errdetail("Its node id is its Citus group, which it has once the coordinator added it "
-                           "(a server not yet added reads the coordinator's group, 0), and while the "
-                           "coordinator keeps it active (a disabled node refuses)."),
-                 errhint("On the coordinator: SELECT citus_add_node(...) for a worker (citus_activate_node(...) "
-                         "for a disabled one), SELECT citus_set_coordinator_host(...) for the coordinator "
-                         "itself.")));
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("%s: this server is not an active node of a Citus cluster (group %lld is not "
+                    "an active primary in pg_dist_node)",
+                    what, static_cast<long long>(group)),
+             errdetail("Its node id is its Citus group, which it has once the coordinator added it "
+                       "(a server not yet added reads the coordinator's group, 0), and while the "
+                       "coordinator keeps it active (a disabled node refuses)."),
+             errhint("On the coordinator: SELECT citus_add_node(...) for a worker (citus_activate_node(...) "
+                     "for a disabled one), SELECT citus_set_coordinator_host(...) for the coordinator "
+                     "itself.")));
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("%s: this node's Citus group %lld is past the largest node id, %d", what,
                            static_cast<long long>(group), snowflake::kMaxNodes - 1)));

@@ -54,6 +54,33 @@ static int64_t citus_snowflake_at(SharedState *shared, const CachedSequencer *si
     return id;
 }
 
+// The errors snowflake_at raises before it draws: a time outside the layout, a sequencer that
+// reserves no node ids for backfill, or a name defined before otherwise.
+static void refuse_unless_backfills(const SequencerDefinition &def, int64_t us) {
+    int64_t id = 0;
+    const Status valid = snowflake::at(def.layout, us, 0, 0, &id);  // the time and the reserved nodes
+    if (valid.code == Errc::not_attached)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("Snowflake sequencer \"%s\" reserves no node ids for backfill", def.name),
+                 errhint("Create a sequencer with backfill_nodes, e.g. snowflake_create('%s_backfill', "
+                         "max_nodes => 128, backfill_nodes => 16).",
+                         def.name)));
+    check(valid);
+    // Retrospective ids fall at past times, where the name's earlier definitions issued ids: under
+    // the same definition they lie on other node ids or in earlier namespaces; under another
+    // epoch, node count or layout the same bits can be an earlier id.
+    if (def.redefined)
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("snowflake_at(): Snowflake sequencer \"%s\" was defined before with another epoch, node "
+                    "count or layout",
+                    def.name),
+             errdetail("Retrospective ids of this definition could repeat ids of the earlier one."),
+             errhint("Backfill through a sequencer of a new name.")));
+}
+
 // (name text, ts timestamptz) -> bigint: a retrospective id whose time field is ts's millisecond,
 // on one of the node ids the sequencer reserves for backfill. Not STRICT: a NULL is an error.
 Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
@@ -65,27 +92,8 @@ Datum idgen_snowflake_at(PG_FUNCTION_ARGS) {
     CachedSequencer *site = sequencer_of(fcinfo, name);
     const snowflake::Layout layout = site->def.layout;
     const int64_t us = unix_micros_from_timestamptz(PG_GETARG_TIMESTAMPTZ(1));
+    refuse_unless_backfills(site->def, us);
     int64_t id = 0;
-    const Status valid = snowflake::at(layout, us, 0, 0, &id);  // the time and the reserved nodes
-    if (valid.code == Errc::not_attached)
-        ereport(ERROR,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("Snowflake sequencer \"%s\" reserves no node ids for backfill", site->def.name),
-                 errhint("Create a sequencer with backfill_nodes, e.g. snowflake_create('%s_backfill', "
-                         "max_nodes => 128, backfill_nodes => 16).",
-                         site->def.name)));
-    check(valid);
-    // Retrospective ids fall at past times, where the name's earlier definitions issued ids: under
-    // the same definition they lie on other node ids or in earlier namespaces; under another
-    // epoch, node count or layout the same bits can be an earlier id.
-    if (site->def.redefined)
-        ereport(ERROR,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("snowflake_at(): Snowflake sequencer \"%s\" was defined before with another epoch, node "
-                        "count or layout",
-                        site->def.name),
-                 errdetail("Retrospective ids of this definition could repeat ids of the earlier one."),
-                 errhint("Backfill through a sequencer of a new name.")));
     // One lease space per sequencer name in this database: a sequencer dropped and created
     // again the same goes on with the namespaces after the old one's.
     const LeaseSpace space{LeaseKind::snowflake, MyDatabaseId, site->def.name_hash};

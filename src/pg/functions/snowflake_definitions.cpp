@@ -1,13 +1,14 @@
 // The internal functions behind snowflake_create, snowflake_drop, the snowflake_sequencers view,
 // snowflake_attach and snowflake_detach: checking and registering a definition, following a
-// created one's transaction, releasing a dropped sequencer's slot, a sequencer's row of the view, a node id claimed or given back, and
-// the Citus group that tells snowflake_create and snowflake_drop whether to reach the workers.
+// created one's transaction, releasing a dropped sequencer's slot, a sequencer's row of the view, a node id
+// claimed or given back, and the Citus group that tells snowflake_create and snowflake_drop whether to reach
+// the workers.
 #include "core/layouts/snowflake.hpp"
 #include "core/registry/registry_lease.hpp"
 
 #include "pg/boundary/convert.hpp"
-#include "pg/boundary/extension_schema.hpp"
 #include "pg/boundary/errors.hpp"
+#include "pg/boundary/extension_schema.hpp"
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/cluster/node_source.hpp"

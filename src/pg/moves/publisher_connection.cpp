@@ -34,9 +34,7 @@ static bool wait_for_socket(PGconn *conn, int events, TimestampTz deadline, PGre
                                      PQsocket(conn), left_ms, PG_WAIT_EXTENSION);
     if (rc & WL_LATCH_SET) ResetLatch(MyLatch);
     PG_TRY();
-    {
-        CHECK_FOR_INTERRUPTS();
-    }
+    { CHECK_FOR_INTERRUPTS(); }
     PG_CATCH();
     {
         PQclear(held);

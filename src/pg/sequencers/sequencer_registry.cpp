@@ -112,7 +112,8 @@ static void read_earlier_definitions(Oid schema, const text *name, SequencerDefi
     if (!OidIsValid(get_relname_relid("snowflake_retired", schema))) return;
     const char *s = quote_identifier(get_namespace_name(schema));
     const char *query = psprintf(
-        "SELECT r.layout, pg_catalog.min(r.epoch), pg_catalog.bool_or(r.epoch OPERATOR(pg_catalog.<>) d.epoch "
+        "SELECT r.layout, pg_catalog.min(r.epoch), pg_catalog.bool_or(r.epoch OPERATOR(pg_catalog.<>) "
+        "d.epoch "
         "OR r.max_nodes OPERATOR(pg_catalog.<>) d.max_nodes OR r.backfill_nodes OPERATOR(pg_catalog.<>) "
         "d.backfill_nodes OR r.layout OPERATOR(pg_catalog.<>) d.layout) "
         "FROM %s.snowflake_retired r JOIN %s.snowflake_definitions d ON d.name OPERATOR(pg_catalog.=) r.name "
@@ -129,8 +130,9 @@ static void read_earlier_definitions(Oid schema, const text *name, SequencerDefi
         const snowflake::Kind kind =
             layout_kind(DatumGetTextPP(SPI_getbinval(row, SPI_tuptable->tupdesc, 1, &isnull)));
         const TimestampTz epoch = DatumGetTimestampTz(SPI_getbinval(row, SPI_tuptable->tupdesc, 2, &isnull));
-        snowflake::merge_earlier(out->earlier, &out->earlier_count,
-                                 snowflake::EarlierDefinition{snowflake::Layout{epoch_unix_ms(epoch), 0, 0, kind}, INT64_MIN});
+        snowflake::merge_earlier(
+            out->earlier, &out->earlier_count,
+            snowflake::EarlierDefinition{snowflake::Layout{epoch_unix_ms(epoch), 0, 0, kind}, INT64_MIN});
         out->redefined |= DatumGetBool(SPI_getbinval(row, SPI_tuptable->tupdesc, 3, &isnull));
     }
 }
@@ -195,8 +197,8 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     // one definition at a time), so what is read here holds while the definition is cached.
     if (SharedState *s = shared_state_or_null()) {
         LWLockAcquire(s->slot_lock, LW_SHARED);
-        out->redefined |= snowflake::add_gone(s->gone, MyDatabaseId, out->name_hash, out->layout, out->earlier,
-                                              &out->earlier_count);
+        out->redefined |= snowflake::add_gone(s->gone, MyDatabaseId, out->name_hash, out->layout,
+                                              out->earlier, &out->earlier_count);
         LWLockRelease(s->slot_lock);
     }
 }
@@ -214,13 +216,15 @@ SequencerSlot *find_sequencer_slot(SharedState *s, Oid table, int64 definition_i
 static void refuse_start_past_time_field(const SequencerDefinition &def, int64_t ahead_ms = -1) {
     ereport(ERROR,
             (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-             errmsg("Snowflake sequencer \"%s\" cannot issue ids above those of its earlier definitions", def.name),
-             ahead_ms < 0 ? errdetail("Its ids would have to run past the end of its layout's time field.")
-                          : errdetail("Its first id would lie %lld ms ahead of the clock (idgen.max_lead = %d ms, "
-                                      "idgen.max_wait = %d ms): a name dropped and defined again with a later "
-                                      "epoch, fewer bits below the time field or longer ticks continues above "
-                                      "every id the name issued on this server.",
-                                      static_cast<long long>(ahead_ms), max_lead_ms, max_wait_ms),
+             errmsg("Snowflake sequencer \"%s\" cannot issue ids above those of its earlier definitions",
+                    def.name),
+             ahead_ms < 0
+                 ? errdetail("Its ids would have to run past the end of its layout's time field.")
+                 : errdetail("Its first id would lie %lld ms ahead of the clock (idgen.max_lead = %d ms, "
+                             "idgen.max_wait = %d ms): a name dropped and defined again with a later "
+                             "epoch, fewer bits below the time field or longer ticks continues above "
+                             "every id the name issued on this server.",
+                             static_cast<long long>(ahead_ms), max_lead_ms, max_wait_ms),
              errhint("Define the sequencer under a new name, or again as it was before.")));
 }
 
@@ -234,7 +238,8 @@ void check_definition_reaches_above(SharedState *s, const SequencerDefinition &d
     if (!snowflake::start_position(def.layout, bound > now ? bound : now, floors, &position))
         refuse_start_past_time_field(def);
     const int64_t ahead_ms = (snowflake::unix_us_of(def.layout, position) - now) / 1000;
-    if (ahead_ms > static_cast<int64_t>(max_lead_ms) + max_wait_ms) refuse_start_past_time_field(def, ahead_ms);
+    if (ahead_ms > static_cast<int64_t>(max_lead_ms) + max_wait_ms)
+        refuse_start_past_time_field(def, ahead_ms);
 }
 
 // Whether the sequencer of `key` can never be drawn from again, because what its key names is
@@ -245,7 +250,8 @@ void check_definition_reaches_above(SharedState *s, const SequencerDefinition &d
 // in progress is not seen either: DROP and CREATE EXTENSION in one transaction while another
 // session binds a slot makes that transaction's next draw find its key dropped, 42704.)
 static bool key_is_gone(const SequencerKey &key) {
-    if (key.database != MyDatabaseId) return !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(key.database));
+    if (key.database != MyDatabaseId)
+        return !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(key.database));
     return !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(key.table));
 }
 
@@ -290,9 +296,10 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
     release_drops_of_name(s, def);
     LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
     snowflake::Bound outcome;
-    const snowflake::SlotFloors floors{s->start_floor_us, s->released_bound_us, def.earlier, def.earlier_count};
-    slot = snowflake::bind_slot(s->slots, s->slot_count, s->dropped, def.key, def.name_hash, def.layout, floors,
-                                &outcome);
+    const snowflake::SlotFloors floors{s->start_floor_us, s->released_bound_us, def.earlier,
+                                       def.earlier_count};
+    slot = snowflake::bind_slot(s->slots, s->slot_count, s->dropped, def.key, def.name_hash, def.layout,
+                                floors, &outcome);
     if (outcome == snowflake::Bound::too_far) {
         LWLockRelease(s->slot_lock);
         refuse_start_past_time_field(def);
@@ -390,12 +397,14 @@ static void apply_pending_locked(SharedState *s, PendingKind kind, SlotAction ac
     ListCell *lc;
     foreach (lc, pending_releases) {
         PendingRelease *r = static_cast<PendingRelease *>(lfirst(lc));
-        if (r->kind != kind || (only_subxact != InvalidSubTransactionId && r->subxact != only_subxact)) continue;
+        if (r->kind != kind || (only_subxact != InvalidSubTransactionId && r->subxact != only_subxact))
+            continue;
         if (kind == PendingKind::drop && r->retired == (action == SlotAction::release)) continue;
         if (kind == PendingKind::drop) r->retired = action == SlotAction::release;
         if (kind == PendingKind::creation)
-            snowflake::release_gone_slot(s->slots, s->slot_count, action == SlotAction::release ? &s->dropped : nullptr,
-                                         &s->gone, r->key);
+            snowflake::release_gone_slot(s->slots, s->slot_count,
+                                         action == SlotAction::release ? &s->dropped : nullptr, &s->gone,
+                                         r->key);
         else if (action == SlotAction::release)
             snowflake::release_slot(s->slots, s->slot_count, &s->dropped, r->key, &s->released_bound_us);
         else
@@ -403,7 +412,8 @@ static void apply_pending_locked(SharedState *s, PendingKind kind, SlotAction ac
     }
 }
 
-static void apply_pending(PendingKind kind, SlotAction action, SubTransactionId only_subxact = InvalidSubTransactionId) {
+static void apply_pending(PendingKind kind, SlotAction action,
+                          SubTransactionId only_subxact = InvalidSubTransactionId) {
     SharedState *s = shared_state_or_null();
     if (s == nullptr || !any_pending(kind)) return;
     LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);

@@ -30,9 +30,9 @@ struct SequencerDefinition {
     uint64 name_hash;      // keys the sequencer's lease space for snowflake_at (computed once)
     int32 backfill_owner;  // the node id of the one server that may run snowflake_at (-1: any)
     // The name's earlier definitions on this server (dropped: snowflake_retired; gone with no row,
-    // as those whose creation aborted: shared memory's GoneDefinitions): the earliest epoch of each kind, and whether any of them
-    // differs from this one (then snowflake_at refuses: its retrospective ids fall at past times,
-    // where an earlier layout's ids may be the same bits).
+    // as those whose creation aborted: shared memory's GoneDefinitions): the earliest epoch of each kind, and
+    // whether any of them differs from this one (then snowflake_at refuses: its retrospective ids fall at
+    // past times, where an earlier layout's ids may be the same bits).
     snowflake::EarlierDefinition earlier[kLayoutKinds];
     int earlier_count;
     bool redefined;
