@@ -200,6 +200,12 @@ class Run:
             try:
                 cur.execute(sql, params)
                 return cur.fetchall() if fetch else None
+            except psycopg2.errors.DeadlockDetected:
+                # A session of the history whose client left may still run its last statement (a
+                # backend notices a closed client only when it answers), holding locks the
+                # checker's statement meets in another order: the deadlock ends one; again.
+                time.sleep(0.2)
+                continue
             except (psycopg2.OperationalError, psycopg2.InterfaceError) as e:
                 if e.pgcode or not self.admin[ed.key].closed:
                     raise
