@@ -1,9 +1,11 @@
 // This backend's cache of Snowflake sequencers: definition and shared-memory slot per name,
 // so a statement finds its sequencer without SPI (a call site's fn_extra dies with each
-// statement; this cache does not). snowflake_drop sends a relcache invalidation for the
-// definitions table at commit; each backend then marks every entry stale at its next command.
-// snowflake_next sees a drop sooner still, inside running statements, through the slot's
-// generation.
+// statement; this cache does not). snowflake_drop and snowflake_create send a relcache
+// invalidation for the definitions table at commit; each backend then marks every entry stale at
+// its next command. A create that aborts runs it in its own backend at once (PostgreSQL undoes a
+// transaction's local invalidations at abort), so no binding of a definition that never was
+// survives there. snowflake_next sees a drop sooner still, inside running statements, through the
+// slot's generation.
 #pragma once
 
 #include "core/clocks/session_run.hpp"

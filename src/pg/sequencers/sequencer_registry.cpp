@@ -328,8 +328,9 @@ SequencerSlot *bind_sequencer_slot(SharedState *s, const SequencerDefinition &de
 //   at top-level commit it is carried out;
 // - a creation (snowflake_create, and a Citus worker's fetch, which creates) is the other way
 //   round: when its subtransaction or the transaction aborts, the definition never existed for
-//   anyone else, so the slot this backend may have bound for it is released and its key
-//   remembered as dropped; at commit nothing is left to do. Without this the slot would stay
+//   anyone else, so the slot this backend may have bound for it is released, its key remembered
+//   as dropped and its ids remembered under its name (GoneDefinitions); at commit nothing is left
+//   to do. Without this the slot would stay
 //   held for a key nobody can see, still issuing to this backend's cached binding, while the
 //   name's next definition took a fresh slot over the same ticks of the same node.
 // A change whose subtransaction commits is handed to its parent.
