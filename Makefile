@@ -4,10 +4,10 @@ EXTENSION = idgen
 MODULE_big = idgen
 EXTVERSION = $(shell grep default_version $(EXTENSION).control | sed -e "s/default_version[[:space:]]*=[[:space:]]*'\([^']*\)'/\1/")
 # The current schema is one file, schema/idgen.sql; the build copies it to the install script of
-# this version (pgvector's DATA_built). The upgrade scripts, and 0.1.0's install script that the
-# upgrade tests start from, are installed as they are.
+# this version (pgvector's DATA_built). The update scripts in schema/updates/, and 0.1.0's install
+# script there that the update tests start from, are installed as they are.
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
-DATA = $(filter-out $(DATA_built),$(wildcard $(EXTENSION)--*.sql))
+DATA = $(wildcard schema/updates/$(EXTENSION)--*.sql)
 
 # One folder per concern under each (CONTRIBUTING.md, Source layout); every include names its
 # path from src/, so the folder shows in every #include.

@@ -540,6 +540,14 @@ COMMENT ON FUNCTION unique_timestamp_to_timestamptz(bigint) IS
     'A unique timestamp as timestamptz (sub-microsecond digits truncated)';
 
 -- ---- Snowflake ids under a layout given explicitly --------------------------------------------
+-- The node count a layout takes where none is given (snowflake_create's default; the decoders'
+-- max_nodes 0).
+CREATE OR REPLACE FUNCTION _idgen_default_nodes(layout text) RETURNS integer
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN CASE layout WHEN 'sonyflake' THEN 65536 WHEN 'javascript' THEN 64 ELSE 8192 END;
+COMMENT ON FUNCTION _idgen_default_nodes(text) IS
+    'internal: the node count of a layout where none is given: 8192, sonyflake''s 65536, javascript''s 64';
+
 -- An id spans `width` of the 64 bits: the top `time_bits` of them are ticks of `tick_ms` since the
 -- epoch (read unsigned), node and counter share the rest (the node id below the counter in
 -- Sony's layout, above it in the others). idgen: width 63 (the sign bit stays 0), 41 bits of ms;
@@ -565,6 +573,9 @@ BEGIN
         END LOOP;
         RAISE EXCEPTION 'unknown Snowflake layout "%"', quoted USING ERRCODE = '22023',
             HINT = 'Use ''idgen'' (the default: ids stay positive), ''snowcast'' (all 64 bits, as snowcast lays them out), ''sonyflake'' (Sony''s: 10 ms ticks, 65,536 machine ids) or ''javascript'' (ids below 2^53).';
+    END IF;
+    IF max_nodes = 0 THEN
+        max_nodes := _idgen_default_nodes(layout);
     END IF;
     IF max_nodes NOT BETWEEN least_nodes AND most_nodes THEN
         IF least_nodes = most_nodes THEN
@@ -633,7 +644,7 @@ $$;
 COMMENT ON FUNCTION _idgen_snowflake_min_id(bigint, bigint, integer[]) IS
     'internal: the first id of the tick of a Unix time in microseconds (0 before the epoch; 22008 past the time field)';
 
-CREATE OR REPLACE FUNCTION snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 8192,
+CREATE OR REPLACE FUNCTION snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 0,
         layout text DEFAULT 'idgen') RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
@@ -641,7 +652,7 @@ RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
 COMMENT ON FUNCTION snowflake_timestamp(bigint, timestamptz, integer, text) IS
     'The millisecond (Sony''s layout: the start of the 10 ms tick) a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
 
-CREATE OR REPLACE FUNCTION snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 8192,
+CREATE OR REPLACE FUNCTION snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 0,
         layout text DEFAULT 'idgen') RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN _idgen_snowflake_min_id(_idgen_unix_micros(ts), floor(_idgen_unix_micros(epoch) / 1000.0)::bigint,
@@ -1272,8 +1283,8 @@ BEGIN
     -- where it has one).
     layout := coalesce(layout, chosen_layout, 'idgen');
     epoch := coalesce(epoch, chosen_epoch, '2020-01-01 00:00:00+00');
-    max_nodes := coalesce(max_nodes, chosen_nodes,
-                          CASE layout WHEN 'sonyflake' THEN 65536 WHEN 'javascript' THEN 64 ELSE 8192 END);
+    EXECUTE format('SELECT coalesce(nullif(coalesce($1, $2), 0), %s._idgen_default_nodes($3))', schema)
+        INTO max_nodes USING max_nodes, chosen_nodes, layout;
     EXECUTE format('SELECT %s._idgen_snowflake_create($1, $2, $3, $4, $5, $6)', schema)
         USING definitions, name, epoch, max_nodes, backfill_nodes, layout;
     EXECUTE format('SELECT %s.snowflake_runs_out($1, $2)', schema) INTO ends USING epoch, layout;

@@ -1,7 +1,17 @@
 -- idgen: the current schema in one file. The build makes idgen--<version>.sql from it (a fresh
--- CREATE EXTENSION runs it); the upgrade scripts idgen--A--B.sql take older installs to the
+-- CREATE EXTENSION runs it); the update scripts in schema/updates/ take older installs to the
 -- same place, which sql/catalog.sql checks object by object.
 \echo Use "CREATE EXTENSION idgen" to load this file. \quit
+
+-- What idgen calls itself (the checks of snowflake_create, the rows behind its views, the Citus
+-- exchanges, the conversions' column lookups, the restore trigger) lives in a schema of its own,
+-- so that \df and the extension's schema show only what users call. The schema is a member of
+-- the extension (DROP EXTENSION drops it). Every role may look names up in it, as the views and
+-- the conversions do on their caller's behalf; what a role may run in it is granted function by
+-- function (REVOKE below where only idgen itself runs it).
+CREATE SCHEMA idgen_internal;
+GRANT USAGE ON SCHEMA idgen_internal TO PUBLIC;
+COMMENT ON SCHEMA idgen_internal IS 'idgen''s own helper functions: idgen calls them, users do not';
 
 CREATE FUNCTION form_uuid_v1(ts timestamptz, clock_seq integer, node macaddr) RETURNS uuid
     AS 'MODULE_PATHNAME', 'idgen_form_uuid_v1'
@@ -81,17 +91,17 @@ COMMENT ON TABLE @extschema@.snowflake_retired IS
     'The dropped definitions of Snowflake sequencer names: a name defined again issues only ids above theirs';
 
 -- Internal helpers.
-CREATE FUNCTION @extschema@._snowflake_check_definition(name text, epoch timestamptz, max_nodes integer,
+CREATE FUNCTION idgen_internal._snowflake_check_definition(name text, epoch timestamptz, max_nodes integer,
         backfill_nodes integer, layout text)
     RETURNS integer
     AS 'MODULE_PATHNAME', 'idgen_snowflake_check_definition'
     LANGUAGE C STABLE STRICT;
-COMMENT ON FUNCTION @extschema@._snowflake_check_definition(text, timestamptz, integer, integer, text) IS
+COMMENT ON FUNCTION idgen_internal._snowflake_check_definition(text, timestamptz, integer, integer, text) IS
     'internal: validates a sequencer definition and returns max_nodes rounded up to a power of two';
 -- A layout whose time field ends soon makes a sequencer that stops (54000 from snowflake_next)
 -- within its tables' lives: a warning when it ends within warn years, an error within refuse years
 -- (either NULL: no check).
-CREATE FUNCTION @extschema@._snowflake_check_runway(name text, epoch timestamptz, layout text,
+CREATE FUNCTION idgen_internal._snowflake_check_runway(name text, epoch timestamptz, layout text,
         warn_years integer, refuse_years integer) RETURNS void
     LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -111,39 +121,39 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._snowflake_check_runway(text, timestamptz, text, integer, integer) IS
+COMMENT ON FUNCTION idgen_internal._snowflake_check_runway(text, timestamptz, text, integer, integer) IS
     'internal: snowflake_create''s warning (or error) for a layout whose time field runs out within the years given';
-CREATE FUNCTION @extschema@._snowflake_release(definitions oid, definition_id bigint, name text) RETURNS void
+CREATE FUNCTION idgen_internal._snowflake_release(definitions oid, definition_id bigint, name text) RETURNS void
     AS 'MODULE_PATHNAME', 'idgen_snowflake_release'
     LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._snowflake_release(oid, bigint, text) IS
+COMMENT ON FUNCTION idgen_internal._snowflake_release(oid, bigint, text) IS
     'internal: frees the shared-memory slot of a dropped sequencer when the transaction commits, and in cluster mode destroys it cluster-wide';
-REVOKE ALL ON FUNCTION @extschema@._snowflake_release(oid, bigint, text) FROM PUBLIC;
-CREATE FUNCTION @extschema@._snowflake_created(definitions oid, definition_id bigint, name text) RETURNS void
+REVOKE ALL ON FUNCTION idgen_internal._snowflake_release(oid, bigint, text) FROM PUBLIC;
+CREATE FUNCTION idgen_internal._snowflake_created(definitions oid, definition_id bigint, name text) RETURNS void
     AS 'MODULE_PATHNAME', 'idgen_snowflake_created'
     LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._snowflake_created(oid, bigint, text) IS
+COMMENT ON FUNCTION idgen_internal._snowflake_created(oid, bigint, text) IS
     'internal: a sequencer defined in this transaction: its slot is released if the transaction aborts, and it is refused if it cannot start above its name''s earlier definitions';
-REVOKE ALL ON FUNCTION @extschema@._snowflake_created(oid, bigint, text) FROM PUBLIC;
-CREATE FUNCTION @extschema@._snowflake_state(definitions oid, definition_id bigint, max_nodes integer,
+REVOKE ALL ON FUNCTION idgen_internal._snowflake_created(oid, bigint, text) FROM PUBLIC;
+CREATE FUNCTION idgen_internal._snowflake_state(definitions oid, definition_id bigint, max_nodes integer,
         backfill_nodes integer, layout text, name text,
         OUT node_bits integer, OUT counter_bits integer, OUT node_id integer, OUT state text,
         OUT ids_issued bigint, OUT last_id_time timestamptz)
     AS 'MODULE_PATHNAME', 'idgen_snowflake_state'
     LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._snowflake_state(oid, bigint, integer, integer, text, text) IS
+COMMENT ON FUNCTION idgen_internal._snowflake_state(oid, bigint, integer, integer, text, text) IS
     'internal: the live state of a sequencer on this server, for the snowflake_sequencers view';
 
 -- Sequencers on Citus (idgen.node_id_source = 'citus'): snowflake_create and snowflake_drop on the
 -- coordinator reach every worker there is then, each in a connection of its own (Citus's
 -- run_command_on_workers), and a worker that lacks a sequencer takes the coordinator's definition
 -- the first time it needs it (a worker added later): so every node defines a sequencer alike.
-CREATE FUNCTION @extschema@._citus_group() RETURNS integer
+CREATE FUNCTION idgen_internal._citus_group() RETURNS integer
     AS 'MODULE_PATHNAME', 'idgen_citus_group'
     LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@._citus_group() IS
+COMMENT ON FUNCTION idgen_internal._citus_group() IS
     'internal: this node''s Citus group where idgen.node_id_source is citus and the cluster knows the node (0: the coordinator), else NULL';
-CREATE FUNCTION @extschema@._citus_to_workers(caller text, command text) RETURNS bigint
+CREATE FUNCTION idgen_internal._citus_to_workers(caller text, command text) RETURNS bigint
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -162,20 +172,20 @@ BEGIN
     RETURN coalesce(answered, 0);
 END
 $$;
-COMMENT ON FUNCTION @extschema@._citus_to_workers(text, text) IS
+COMMENT ON FUNCTION idgen_internal._citus_to_workers(text, text) IS
     'internal: runs a command on every Citus worker, raising 55000 if any did not take it; the sum of the workers'' answers that are numbers';
-REVOKE ALL ON FUNCTION @extschema@._citus_to_workers(text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION idgen_internal._citus_to_workers(text, text) FROM PUBLIC;
 -- The epoch as text that reads back the same under any DateStyle and TimeZone.
-CREATE FUNCTION @extschema@._citus_epoch_text(epoch timestamptz) RETURNS text
+CREATE FUNCTION idgen_internal._citus_epoch_text(epoch timestamptz) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
     RETURN pg_catalog.to_char(epoch AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00"');
-COMMENT ON FUNCTION @extschema@._citus_epoch_text(timestamptz) IS
+COMMENT ON FUNCTION idgen_internal._citus_epoch_text(timestamptz) IS
     'internal: a sequencer epoch as text for another Citus node';
 -- On a Citus worker: the coordinator's definition of a sequencer, [epoch, max_nodes, backfill_nodes,
 -- layout], asked in a connection of the coordinator's own (so its committed definitions); NULL where
 -- it has none; 55000 where it cannot be asked. With `lock`, FOR SHARE: a drop on the coordinator that
 -- has not committed is waited for.
-CREATE FUNCTION @extschema@._citus_coordinator_definition(name text, lock boolean) RETURNS jsonb
+CREATE FUNCTION idgen_internal._citus_coordinator_definition(name text, lock boolean) RETURNS jsonb
     LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -183,7 +193,7 @@ DECLARE
     answer text;
 BEGIN
     SELECT c.success, c.result INTO answered, answer FROM pg_catalog.run_command_on_coordinator(format(
-        'SELECT pg_catalog.json_build_array(%1$s._citus_epoch_text(d.epoch), d.max_nodes, d.backfill_nodes, d.layout) '
+        'SELECT pg_catalog.json_build_array(idgen_internal._citus_epoch_text(d.epoch), d.max_nodes, d.backfill_nodes, d.layout) '
         'FROM %1$s.snowflake_definitions d WHERE d.name OPERATOR(pg_catalog.=) %2$L%3$s',
         '@extschema@', name, CASE WHEN lock THEN ' FOR SHARE' ELSE '' END)) c;
     IF answered IS NOT TRUE THEN
@@ -195,9 +205,9 @@ BEGIN
     RETURN nullif(answer, '')::jsonb;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._citus_coordinator_definition(text, boolean) IS
+COMMENT ON FUNCTION idgen_internal._citus_coordinator_definition(text, boolean) IS
     'internal: on a Citus worker, the coordinator''s definition of a sequencer (NULL: none)';
-REVOKE ALL ON FUNCTION @extschema@._citus_coordinator_definition(text, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION idgen_internal._citus_coordinator_definition(text, boolean) FROM PUBLIC;
 -- On a worker: the coordinator's definition of the sequencer, created here in the caller's
 -- transaction (if that aborts, the definition and the slot its draws bound go with it, and the next
 -- call takes it again); false where the coordinator has none. FOR SHARE waits for a drop on the
@@ -205,13 +215,20 @@ REVOKE ALL ON FUNCTION @extschema@._citus_coordinator_definition(text, boolean) 
 -- sequencer back. What it cannot close: a worker that read the definition just before a drop and
 -- commits after the drop reached it keeps the sequencer (the same definition, so its ids stay apart
 -- from every other node's); snowflake_drop on the coordinator drops it there, even once the
--- coordinator has none.
-CREATE FUNCTION @extschema@._citus_fetch_sequencer(name text) RETURNS boolean
+-- coordinator has none. Only its owner may run it (the worker's lookup calls it as its owner): a
+-- role that could would have the owner define sequencers on demand, past the REVOKE on
+-- snowflake_create; and nowhere but on a worker.
+CREATE FUNCTION idgen_internal._citus_fetch_sequencer(name text) RETURNS boolean
     LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    d jsonb := @extschema@._citus_coordinator_definition(name, true);
+    d jsonb;
 BEGIN
+    IF coalesce(idgen_internal._citus_group(), 0) = 0 THEN
+        RAISE EXCEPTION 'only a Citus worker takes Snowflake sequencers from the coordinator'
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    d := idgen_internal._citus_coordinator_definition(name, true);
     IF d IS NULL THEN
         RETURN false;
     END IF;
@@ -220,17 +237,18 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._citus_fetch_sequencer(text) IS
+COMMENT ON FUNCTION idgen_internal._citus_fetch_sequencer(text) IS
     'internal: on a Citus worker, takes the coordinator''s definition of a sequencer it lacks';
+REVOKE ALL ON FUNCTION idgen_internal._citus_fetch_sequencer(text) FROM PUBLIC;
 
 -- On a Citus worker, a definition made by a session of its own (not the coordinator's create): 55000
 -- where the coordinator has no sequencer of the name, 42710 where its definition differs.
-CREATE FUNCTION @extschema@._citus_check_as_coordinator(name text, epoch timestamptz, max_nodes integer,
+CREATE FUNCTION idgen_internal._citus_check_as_coordinator(name text, epoch timestamptz, max_nodes integer,
         backfill_nodes integer, layout text) RETURNS void
     LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    d jsonb := @extschema@._citus_coordinator_definition(name, false);
+    d jsonb := idgen_internal._citus_coordinator_definition(name, false);
 BEGIN
     IF d IS NULL THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" does not exist on the Citus coordinator', name
@@ -249,9 +267,9 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._citus_check_as_coordinator(text, timestamptz, integer, integer, text) IS
+COMMENT ON FUNCTION idgen_internal._citus_check_as_coordinator(text, timestamptz, integer, integer, text) IS
     'internal: on a Citus worker, refuses a definition the coordinator does not have';
-REVOKE ALL ON FUNCTION @extschema@._citus_check_as_coordinator(text, timestamptz, integer, integer, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION idgen_internal._citus_check_as_coordinator(text, timestamptz, integer, integer, text) FROM PUBLIC;
 
 -- Layouts people already use, under names: snowflake_create(name, preset => ...) takes a
 -- preset's epoch, node count and layout where they are not given.
@@ -300,21 +318,20 @@ BEGIN
                                     (SELECT string_agg(p.name, ', ') FROM @extschema@.snowflake_presets p));
         END IF;
     END IF;
-    -- What is not given comes from the preset, else idgen's defaults (a layout's own node count
-    -- where it has one).
+    -- What is not given comes from the preset, else idgen's defaults (max_nodes 0: the layout's
+    -- own node count, which the check returns).
     layout := coalesce(layout, chosen.layout, 'idgen');
     epoch := coalesce(epoch, chosen.epoch, '2020-01-01 00:00:00+00');
-    max_nodes := coalesce(max_nodes, chosen.max_nodes,
-                          CASE layout WHEN 'sonyflake' THEN 65536 WHEN 'javascript' THEN 64 ELSE 8192 END);
-    nodes := @extschema@._snowflake_check_definition(name, epoch, max_nodes, backfill_nodes, layout);
-    PERFORM @extschema@._snowflake_check_runway(name, epoch, layout, warn_within_years, refuse_within_years);
+    max_nodes := coalesce(max_nodes, chosen.max_nodes, 0);
+    nodes := idgen_internal._snowflake_check_definition(name, epoch, max_nodes, backfill_nodes, layout);
+    PERFORM idgen_internal._snowflake_check_runway(name, epoch, layout, warn_within_years, refuse_within_years);
     -- A Citus worker defines a sequencer as the coordinator does, or not at all: a worker's own
     -- definition of a name with other node bits lays other groups' ids over its own. Citus's own
     -- connections, which name themselves so (the coordinator's create reaching the workers through
     -- run_command_on_workers, whose definition has not committed yet), are not asked back.
-    IF @extschema@._citus_group() > 0
+    IF idgen_internal._citus_group() > 0
        AND pg_catalog.current_setting('application_name') !~ '^citus_(internal|run_command) gpid=' THEN
-        PERFORM @extschema@._citus_check_as_coordinator(name, epoch, nodes, backfill_nodes, layout);
+        PERFORM idgen_internal._citus_check_as_coordinator(name, epoch, nodes, backfill_nodes, layout);
     END IF;
     INSERT INTO @extschema@.snowflake_definitions AS d (name, epoch, max_nodes, backfill_nodes, layout)
     VALUES (snowflake_create.name, snowflake_create.epoch, nodes, snowflake_create.backfill_nodes,
@@ -322,7 +339,7 @@ BEGIN
     ON CONFLICT ON CONSTRAINT snowflake_definitions_name_key DO NOTHING
     RETURNING d.id INTO created;
     IF created IS NOT NULL THEN
-        PERFORM @extschema@._snowflake_created('@extschema@.snowflake_definitions'::regclass, created, name);
+        PERFORM idgen_internal._snowflake_created('@extschema@.snowflake_definitions'::regclass, created, name);
     ELSE
         SELECT * INTO existing FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_create.name;
         IF existing.epoch IS DISTINCT FROM snowflake_create.epoch OR existing.max_nodes <> nodes
@@ -337,10 +354,10 @@ BEGIN
                              'new name: a name defined again continues above its earlier ids.';
         END IF;
     END IF;
-    IF @extschema@._citus_group() = 0 THEN
-        PERFORM @extschema@._citus_to_workers('snowflake_create', format(
+    IF idgen_internal._citus_group() = 0 THEN
+        PERFORM idgen_internal._citus_to_workers('snowflake_create', format(
             'SELECT %s.snowflake_create(%L, %L, %s, %s, %L)', '@extschema@', name,
-            @extschema@._citus_epoch_text(epoch), nodes, backfill_nodes, layout));
+            idgen_internal._citus_epoch_text(epoch), nodes, backfill_nodes, layout));
     END IF;
 END
 $$;
@@ -357,14 +374,14 @@ DECLARE
 BEGIN
     DELETE FROM @extschema@.snowflake_definitions d WHERE d.name = snowflake_drop.name RETURNING d.* INTO dropped;
     IF dropped.id IS NOT NULL THEN
-        PERFORM @extschema@._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped.id, name);
+        PERFORM idgen_internal._snowflake_release('@extschema@.snowflake_definitions'::regclass, dropped.id, name);
         INSERT INTO @extschema@.snowflake_retired (name, epoch, max_nodes, backfill_nodes, layout)
         VALUES (dropped.name, dropped.epoch, dropped.max_nodes, dropped.backfill_nodes, dropped.layout)
         ON CONFLICT DO NOTHING;
     END IF;
     -- A Citus coordinator drops it on every worker that holds it, also where it has none itself.
-    IF @extschema@._citus_group() = 0 THEN
-        on_workers := @extschema@._citus_to_workers('snowflake_drop', format(
+    IF idgen_internal._citus_group() = 0 THEN
+        on_workers := idgen_internal._citus_to_workers('snowflake_drop', format(
             'SELECT pg_catalog.count(%1$s.snowflake_drop(d.name)) FROM %1$s.snowflake_definitions d '
             'WHERE d.name OPERATOR(pg_catalog.=) %2$L', '@extschema@', name));
     END IF;
@@ -405,14 +422,15 @@ COMMENT ON FUNCTION @extschema@.snowflake_min_id(text, timestamptz) IS
     'The smallest id any node can issue in the millisecond (Sony''s layout: the 10 ms tick) of ts (0 before the epoch): WHERE id >= snowflake_min_id(...) is an index range scan; in the snowcast layout ids from 34.8 years after the epoch on are negative and it is negative there too (README, Snowflake sequencers)';
 
 -- The same under a layout given explicitly: nothing looked up, so IMMUTABLE (generated columns,
--- index expressions, partition bounds). The arguments are those of snowflake_create.
-CREATE FUNCTION @extschema@.snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 8192,
+-- index expressions, partition bounds). The arguments are those of snowflake_create; max_nodes 0
+-- (the default) is the layout's own node count, as snowflake_create takes it.
+CREATE FUNCTION @extschema@.snowflake_timestamp(id bigint, epoch timestamptz, max_nodes integer DEFAULT 0,
         layout text DEFAULT 'idgen') RETURNS timestamptz
     AS 'MODULE_PATHNAME', 'idgen_snowflake_timestamp_of'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.snowflake_timestamp(bigint, timestamptz, integer, text) IS
     'The millisecond (Sony''s layout: the start of the 10 ms tick) a Snowflake id of the given layout (epoch, max_nodes, layout as for snowflake_create) was issued in; immutable, for generated columns and partition bounds';
-CREATE FUNCTION @extschema@.snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 8192,
+CREATE FUNCTION @extschema@.snowflake_min_id(ts timestamptz, epoch timestamptz, max_nodes integer DEFAULT 0,
         layout text DEFAULT 'idgen') RETURNS bigint
     AS 'MODULE_PATHNAME', 'idgen_snowflake_min_id_of'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -423,7 +441,7 @@ CREATE VIEW @extschema@.snowflake_sequencers AS
 SELECT d.name, d.epoch, d.max_nodes, d.backfill_nodes, d.layout, s.node_bits, s.counter_bits, s.node_id,
        s.state, s.ids_issued, s.last_id_time, @extschema@.snowflake_runs_out(d.epoch, d.layout) AS runs_out
 FROM @extschema@.snowflake_definitions d,
-     LATERAL @extschema@._snowflake_state(d.tableoid, d.id, d.max_nodes, d.backfill_nodes, d.layout, d.name) s;
+     LATERAL idgen_internal._snowflake_state(d.tableoid, d.id, d.max_nodes, d.backfill_nodes, d.layout, d.name) s;
 COMMENT ON VIEW @extschema@.snowflake_sequencers IS
     'Snowflake sequencers of this database and their state on this server (attached when this server can generate with them)';
 GRANT SELECT ON @extschema@.snowflake_sequencers TO PUBLIC;
@@ -522,22 +540,22 @@ REVOKE ALL ON @extschema@.reserved_state FROM PUBLIC;
 
 -- pg_restore loads the rows of the dumped database through this trigger, which adopts them and
 -- merges them into the table's own rows instead of adding rows.
-CREATE FUNCTION @extschema@._reserved_state_merge() RETURNS trigger
+CREATE FUNCTION idgen_internal._reserved_state_merge() RETURNS trigger
     AS 'MODULE_PATHNAME', 'idgen_reserved_state_merge'
     LANGUAGE C;
-COMMENT ON FUNCTION @extschema@._reserved_state_merge() IS
+COMMENT ON FUNCTION idgen_internal._reserved_state_merge() IS
     'internal: adopts and merges restored rows of reserved_state';
 CREATE TRIGGER merge_restored_rows BEFORE INSERT ON @extschema@.reserved_state
-    FOR EACH ROW EXECUTE FUNCTION @extschema@._reserved_state_merge();
+    FOR EACH ROW EXECUTE FUNCTION idgen_internal._reserved_state_merge();
 
-CREATE FUNCTION @extschema@._reserved_state_save() RETURNS void
+CREATE FUNCTION idgen_internal._reserved_state_save() RETURNS void
     AS 'MODULE_PATHNAME', 'idgen_reserved_state_save'
     LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@._reserved_state_save() IS
+COMMENT ON FUNCTION idgen_internal._reserved_state_save() IS
     'internal: writes this server''s state into reserved_state (at install and update)';
-REVOKE ALL ON FUNCTION @extschema@._reserved_state_save() FROM PUBLIC;
+REVOKE ALL ON FUNCTION idgen_internal._reserved_state_save() FROM PUBLIC;
 -- The state of 0.4.0 lived only in the data directory: it is carried from now on.
-SELECT @extschema@._reserved_state_save();
+SELECT idgen_internal._reserved_state_save();
 
 -- ---- Moves by logical replication (README, Logical replication) ---------------------------------
 -- Table sync and apply workers run with session_replication_role = replica, where only ALWAYS
@@ -563,7 +581,7 @@ COMMENT ON FUNCTION @extschema@.idgen_forget_subscription(name, name) IS
     'Declares that a subscription''s publisher (of another database with database => ...) made no retrospective ids to take into account';
 REVOKE ALL ON FUNCTION @extschema@.idgen_forget_subscription(name, name) FROM PUBLIC;
 
-CREATE FUNCTION @extschema@._idgen_state(
+CREATE FUNCTION idgen_internal._idgen_state(
         OUT generator text, OUT role text, OUT durable_horizon timestamptz, OUT horizon_lsn pg_lsn,
         OUT next_id_time timestamptz, OUT lead interval, OUT waits bigint, OUT clock_errors bigint,
         OUT namespaces_leased bigint, OUT adopted_from text, OUT adopted_horizon timestamptz,
@@ -571,8 +589,8 @@ CREATE FUNCTION @extschema@._idgen_state(
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'idgen_state'
     LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@._idgen_state() IS 'internal: the rows of the idgen_state view';
-CREATE VIEW @extschema@.idgen_state AS SELECT * FROM @extschema@._idgen_state();
+COMMENT ON FUNCTION idgen_internal._idgen_state() IS 'internal: the rows of the idgen_state view';
+CREATE VIEW @extschema@.idgen_state AS SELECT * FROM idgen_internal._idgen_state();
 COMMENT ON VIEW @extschema@.idgen_state IS
     'One row per generator: this server''s role, the durable horizon and the WAL position that made it durable, how far ids run ahead of the wall clock, waits, errors, namespaces leased, and the state adopted at the last promotion or from a moved database';
 GRANT SELECT ON @extschema@.idgen_state TO PUBLIC;
@@ -591,14 +609,14 @@ COMMENT ON FUNCTION @extschema@.snowflake_detach(text) IS
     'Cluster mode: gives this server''s node id of the sequencer back, so another server can take it; snowflake_next on it fails here until snowflake_attach';
 REVOKE ALL ON FUNCTION @extschema@.snowflake_detach(text) FROM PUBLIC;
 
-CREATE FUNCTION @extschema@._idgen_registry(
+CREATE FUNCTION idgen_internal._idgen_registry(
         OUT state text, OUT node_id integer, OUT lease_id text, OUT lease_left interval,
         OUT horizon timestamptz, OUT attaches bigint, OUT detaches bigint, OUT last_error text,
         OUT cluster text, OUT servers integer)
     AS 'MODULE_PATHNAME', 'idgen_registry'
     LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@._idgen_registry() IS 'internal: the row of the idgen_registry view';
-CREATE VIEW @extschema@.idgen_registry AS SELECT * FROM @extschema@._idgen_registry();
+COMMENT ON FUNCTION idgen_internal._idgen_registry() IS 'internal: the row of the idgen_registry view';
+CREATE VIEW @extschema@.idgen_registry AS SELECT * FROM idgen_internal._idgen_registry();
 COMMENT ON VIEW @extschema@.idgen_registry IS
     'Cluster mode: this server''s lease in etcd (off, attaching, attached, detached, or forgotten: etcd lost what the registry held), its node id, the time left before its own deadline, the registry horizon, attaches and detaches, the last registry error, the cluster''s name and how many servers hold a node id in it';
 GRANT SELECT ON @extschema@.idgen_registry TO PUBLIC;
@@ -614,18 +632,18 @@ REVOKE ALL ON FUNCTION @extschema@.idgen_registry_rebuild() FROM PUBLIC;
 
 -- Retrospective ids that never run out: namespaces handed back when a session ends
 -- and adopted by the next; what each id space has leased, parked and in use.
-CREATE FUNCTION @extschema@._backfill_space_key(name text) RETURNS bigint
+CREATE FUNCTION idgen_internal._backfill_space_key(name text) RETURNS bigint
     AS 'MODULE_PATHNAME', 'idgen_backfill_space_key'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._backfill_space_key(text) IS
+COMMENT ON FUNCTION idgen_internal._backfill_space_key(text) IS
     'internal: the key of a sequencer''s lease space of snowflake_at';
-CREATE FUNCTION @extschema@._idgen_backfill_spaces(
+CREATE FUNCTION idgen_internal._idgen_backfill_spaces(
         OUT generator text, OUT database oid, OUT space_key bigint, OUT node macaddr,
         OUT namespaces bigint, OUT leased bigint, OUT pooled bigint, OUT in_use bigint)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'idgen_backfill_spaces'
     LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@._idgen_backfill_spaces() IS
+COMMENT ON FUNCTION idgen_internal._idgen_backfill_spaces() IS
     'internal: the rows of the idgen_backfill_spaces view';
 CREATE VIEW @extschema@.idgen_backfill_spaces AS
 SELECT s.generator,
@@ -639,9 +657,9 @@ SELECT s.generator,
        s.in_use AS namespaces_in_use,
        s.leased - s.pooled - s.in_use AS namespaces_spent,
        coalesce(s.namespaces, d.backfill_nodes) - s.leased AS namespaces_never_leased
-FROM @extschema@._idgen_backfill_spaces() s
+FROM idgen_internal._idgen_backfill_spaces() s
 LEFT JOIN @extschema@.snowflake_definitions d
-       ON s.generator = 'snowflake_at' AND s.space_key = @extschema@._backfill_space_key(d.name)
+       ON s.generator = 'snowflake_at' AND s.space_key = idgen_internal._backfill_space_key(d.name)
 WHERE s.generator IN ('uuid_v1_at', 'uuid_v7_at')
    OR s.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database());
 COMMENT ON VIEW @extschema@.idgen_backfill_spaces IS
@@ -846,26 +864,26 @@ COMMENT ON FUNCTION @extschema@.uuid_v6_to_v1(uuid) IS
 -- values and the switch of the default.
 
 -- A column's default as it reads, or how it is generated if it is an identity column.
-CREATE FUNCTION @extschema@._column_default_text(relation regclass, attnum smallint) RETURNS text
+CREATE FUNCTION idgen_internal._column_default_text(relation regclass, attnum smallint) RETURNS text
     LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
     RETURN (SELECT CASE a.attidentity WHEN 'a' THEN 'GENERATED ALWAYS AS IDENTITY'
                                       WHEN 'd' THEN 'GENERATED BY DEFAULT AS IDENTITY'
                                       ELSE pg_get_expr(d.adbin, d.adrelid) END
             FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
             WHERE a.attrelid = relation AND a.attnum = _column_default_text.attnum);
-COMMENT ON FUNCTION @extschema@._column_default_text(regclass, smallint) IS
+COMMENT ON FUNCTION idgen_internal._column_default_text(regclass, smallint) IS
     'internal: a column''s default expression, or GENERATED ... AS IDENTITY; NULL when it has none';
-CREATE FUNCTION @extschema@._column_name(relation regclass, attnum smallint) RETURNS name
+CREATE FUNCTION idgen_internal._column_name(relation regclass, attnum smallint) RETURNS name
     LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
     RETURN (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum = _column_name.attnum);
-COMMENT ON FUNCTION @extschema@._column_name(regclass, smallint) IS
+COMMENT ON FUNCTION idgen_internal._column_name(regclass, smallint) IS
     'internal: the name of a table''s column by number';
-CREATE FUNCTION @extschema@._column_type(relation regclass, attnum smallint) RETURNS regtype
+CREATE FUNCTION idgen_internal._column_type(relation regclass, attnum smallint) RETURNS regtype
     LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
     RETURN (SELECT a.atttypid FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum = _column_type.attnum);
-COMMENT ON FUNCTION @extschema@._column_type(regclass, smallint) IS
+COMMENT ON FUNCTION idgen_internal._column_type(regclass, smallint) IS
     'internal: the type of a table''s column by number';
-CREATE FUNCTION @extschema@._column_number(relation regclass, column_name name) RETURNS smallint
+CREATE FUNCTION idgen_internal._column_number(relation regclass, column_name name) RETURNS smallint
     LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -878,24 +896,24 @@ BEGIN
     RETURN att;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._column_number(regclass, name) IS
+COMMENT ON FUNCTION idgen_internal._column_number(regclass, name) IS
     'internal: the number of a table''s column by name (42703 if it has none of that name)';
 -- A partition's or child table's inherited column takes its default from the parent's ALTER
 -- TABLE, and rows inserted through the parent take the parent's: it is converted there.
-CREATE FUNCTION @extschema@._refuse_inherited_column(caller text, relation regclass, attnum smallint) RETURNS void
+CREATE FUNCTION idgen_internal._refuse_inherited_column(caller text, relation regclass, attnum smallint) RETURNS void
     LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF (SELECT a.attinhcount FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum = _refuse_inherited_column.attnum) > 0 THEN
         RAISE EXCEPTION '%: column % of % is inherited from %', caller,
-            quote_ident(@extschema@._column_name(relation, attnum)), relation,
+            quote_ident(idgen_internal._column_name(relation, attnum)), relation,
             (SELECT string_agg(i.inhparent::regclass::text, ', ') FROM pg_inherits i WHERE i.inhrelid = relation)
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Convert it on the parent table: its partitions and children follow.';
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._refuse_inherited_column(text, regclass, smallint) IS
+COMMENT ON FUNCTION idgen_internal._refuse_inherited_column(text, regclass, smallint) IS
     'internal: 55000 for a column a table inherits (a partition''s, a child''s), which is converted on its parent';
 
 
@@ -949,7 +967,7 @@ BEGIN
         WHERE NOT EXISTS (SELECT FROM pg_inherits i JOIN t p ON p.rel = i.inhparent
                           JOIN pg_attribute a ON a.attrelid = t.rel AND a.attnum = t.att
                           WHERE i.inhrelid = t.rel AND a.attinhcount > 0
-                            AND @extschema@._column_name(p.rel, p.att) = a.attname);
+                            AND idgen_internal._column_name(p.rel, p.att) = a.attname);
         IF tables IS NULL THEN
             RAISE EXCEPTION 'snowflake_convert: sequence % is the default of no column', seq
                 USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -962,8 +980,8 @@ BEGIN
             RAISE EXCEPTION 'snowflake_convert: a table needs a column_name' USING ERRCODE = 'null_value_not_allowed';
         END IF;
         tables := ARRAY[relation];
-        columns := ARRAY[@extschema@._column_number(relation, column_name)];
-        PERFORM @extschema@._refuse_inherited_column('snowflake_convert', relation, columns[1]);
+        columns := ARRAY[idgen_internal._column_number(relation, column_name)];
+        PERFORM idgen_internal._refuse_inherited_column('snowflake_convert', relation, columns[1]);
         -- Its sequence: the one its default calls, else the one it owns (IDENTITY; a serial
         -- whose default was dropped).
         SELECT dep.refobjid INTO seq
@@ -977,7 +995,7 @@ BEGIN
         RAISE EXCEPTION 'snowflake_convert: "%" is not a table or a sequence', relation USING ERRCODE = 'wrong_object_type';
     END IF;
     -- A column already converted keeps its sequencer unless another is named.
-    sequencer := coalesce(sequencer, replace(substring(@extschema@._column_default_text(tables[1], columns[1])
+    sequencer := coalesce(sequencer, replace(substring(idgen_internal._column_default_text(tables[1], columns[1])
                                                        FROM $re$snowflake_next\('((?:[^']|'')*)'::text\)$re$), '''''', ''''));
     seq_owned := seq IS NOT NULL AND EXISTS (SELECT FROM pg_depend dep, unnest(tables, columns) c (rel, att)
                                              WHERE dep.classid = 'pg_class'::regclass AND dep.objid = seq
@@ -1003,20 +1021,20 @@ BEGIN
     -- What each column holds and may hold: a whole number type, and a default that is a
     -- sequence's, an IDENTITY, none, or already a sequencer's.
     FOR i IN 1 .. array_length(tables, 1) LOOP
-        IF @extschema@._column_type(tables[i], columns[i]) NOT IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
+        IF idgen_internal._column_type(tables[i], columns[i]) NOT IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
             RAISE EXCEPTION 'snowflake_convert: column % of % is of type %; Snowflake ids are bigint',
-                quote_ident(@extschema@._column_name(tables[i], columns[i])), tables[i], @extschema@._column_type(tables[i], columns[i])
+                quote_ident(idgen_internal._column_name(tables[i], columns[i])), tables[i], idgen_internal._column_type(tables[i], columns[i])
                 USING ERRCODE = 'datatype_mismatch',
-                      HINT = CASE WHEN @extschema@._column_type(tables[i], columns[i]) = 'uuid'::regtype
+                      HINT = CASE WHEN idgen_internal._column_type(tables[i], columns[i]) = 'uuid'::regtype
                                   THEN 'For a uuid column use uuid_v7_convert.' ELSE 'Convert a smallint, integer or bigint column.' END;
         END IF;
-        col_default := @extschema@._column_default_text(tables[i], columns[i]);
+        col_default := idgen_internal._column_default_text(tables[i], columns[i]);
         IF col_default IS NOT NULL AND col_default NOT LIKE 'GENERATED %'
            AND NOT EXISTS (SELECT FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
                            WHERE ad.adrelid = tables[i] AND ad.adnum = columns[i] AND dep.refobjid = seq)
            AND col_default NOT LIKE '%snowflake_next(%' THEN
             RAISE EXCEPTION 'snowflake_convert: column % of % has the default %, which takes no ids from a sequence',
-                quote_ident(@extschema@._column_name(tables[i], columns[i])), tables[i], col_default
+                quote_ident(idgen_internal._column_name(tables[i], columns[i])), tables[i], col_default
                 USING ERRCODE = 'object_not_in_prerequisite_state',
                       HINT = 'Drop the default first (ALTER TABLE ... ALTER COLUMN ... DROP DEFAULT) to give the column a sequencer''s.';
         END IF;
@@ -1024,13 +1042,13 @@ BEGIN
         IF col_default LIKE 'GENERATED %' AND EXISTS (
                SELECT FROM pg_depend dep
                WHERE dep.refclassid = 'pg_class'::regclass AND dep.deptype = 'n'
-                 AND dep.refobjid = pg_get_serial_sequence(tables[i]::text, @extschema@._column_name(tables[i], columns[i]))::regclass) THEN
+                 AND dep.refobjid = pg_get_serial_sequence(tables[i]::text, idgen_internal._column_name(tables[i], columns[i]))::regclass) THEN
             RAISE EXCEPTION 'snowflake_convert: the sequence of IDENTITY column % of % is used by other objects',
-                quote_ident(@extschema@._column_name(tables[i], columns[i])), tables[i]
+                quote_ident(idgen_internal._column_name(tables[i], columns[i])), tables[i]
                 USING ERRCODE = 'object_not_in_prerequisite_state',
                       HINT = 'Point the other defaults and views elsewhere first (DROP IDENTITY drops the sequence).';
         END IF;
-        IF @extschema@._column_type(tables[i], columns[i]) <> 'bigint'::regtype THEN
+        IF idgen_internal._column_type(tables[i], columns[i]) <> 'bigint'::regtype THEN
             narrow_tables := narrow_tables || tables[i];
             narrow_columns := narrow_columns || columns[i];
         END IF;
@@ -1050,11 +1068,11 @@ BEGIN
             CONTINUE WHEN (referencing.rel, referencing.att) IN (SELECT * FROM unnest(chain_tables, chain_columns));
             chain_tables := chain_tables || referencing.rel;
             chain_columns := chain_columns || referencing.att;
-            CONTINUE WHEN @extschema@._column_type(referencing.rel, referencing.att) = 'bigint'::regtype;
-            IF @extschema@._column_type(referencing.rel, referencing.att) NOT IN ('smallint'::regtype, 'integer'::regtype) THEN
+            CONTINUE WHEN idgen_internal._column_type(referencing.rel, referencing.att) = 'bigint'::regtype;
+            IF idgen_internal._column_type(referencing.rel, referencing.att) NOT IN ('smallint'::regtype, 'integer'::regtype) THEN
                 RAISE EXCEPTION 'snowflake_convert: column % of %, which references the converted ids, is of type %',
-                    quote_ident(@extschema@._column_name(referencing.rel, referencing.att)), referencing.rel,
-                    @extschema@._column_type(referencing.rel, referencing.att)
+                    quote_ident(idgen_internal._column_name(referencing.rel, referencing.att)), referencing.rel,
+                    idgen_internal._column_type(referencing.rel, referencing.att)
                     USING ERRCODE = 'datatype_mismatch', HINT = 'Make it bigint first.';
             END IF;
             narrow_tables := narrow_tables || referencing.rel;
@@ -1064,8 +1082,8 @@ BEGIN
     END LOOP;
     IF array_length(narrow_tables, 1) > 0 AND NOT widen THEN
         RAISE EXCEPTION 'snowflake_convert: column % of % is %, too narrow for Snowflake ids',
-            quote_ident(@extschema@._column_name(narrow_tables[1], narrow_columns[1])), narrow_tables[1],
-            @extschema@._column_type(narrow_tables[1], narrow_columns[1])
+            quote_ident(idgen_internal._column_name(narrow_tables[1], narrow_columns[1])), narrow_tables[1],
+            idgen_internal._column_type(narrow_tables[1], narrow_columns[1])
             USING ERRCODE = 'numeric_value_out_of_range',
                   DETAIL = format('Snowflake ids are above 2^31 (%s of the columns to change are narrower than bigint).', array_length(narrow_tables, 1)),
                   HINT = 'Call it with widen => true: the columns, and those that reference them by a foreign key, become bigint (the tables are rewritten).';
@@ -1077,7 +1095,7 @@ BEGIN
     -- New ids lie above every existing value: the columns' and the sequence's last.
     highest := CASE WHEN seq IS NOT NULL THEN pg_sequence_last_value(seq) END;
     FOR i IN 1 .. array_length(tables, 1) LOOP
-        EXECUTE format('SELECT max(%I)::numeric FROM %s', @extschema@._column_name(tables[i], columns[i]), tables[i]) INTO column_highest;
+        EXECUTE format('SELECT max(%I)::numeric FROM %s', idgen_internal._column_name(tables[i], columns[i]), tables[i]) INTO column_highest;
         highest := greatest(highest, column_highest);
     END LOOP;
     IF NOT EXISTS (SELECT FROM @extschema@.snowflake_definitions d WHERE d.name = chosen) THEN
@@ -1097,8 +1115,8 @@ BEGIN
     new_default := format('%s.snowflake_next(%L::text)', '@extschema@', chosen);
     FOR i IN 1 .. array_length(tables, 1) LOOP
         converted_table := tables[i];
-        converted_column := @extschema@._column_name(tables[i], columns[i]);
-        default_before := @extschema@._column_default_text(tables[i], columns[i]);
+        converted_column := idgen_internal._column_name(tables[i], columns[i]);
+        default_before := idgen_internal._column_default_text(tables[i], columns[i]);
         widened := (tables[i], columns[i]) IN (SELECT * FROM unnest(narrow_tables, narrow_columns));
         IF default_before LIKE 'GENERATED %' THEN
             EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY', tables[i], converted_column);
@@ -1107,16 +1125,16 @@ BEGIN
             EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE bigint', tables[i], converted_column);
         END IF;
         EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %s', tables[i], converted_column, new_default);
-        default_now := @extschema@._column_default_text(tables[i], columns[i]);
+        default_now := idgen_internal._column_default_text(tables[i], columns[i]);
         RETURN NEXT;
     END LOOP;
     -- The columns that reference them by a foreign key.
     FOR i IN 1 .. coalesce(array_length(narrow_tables, 1), 0) LOOP
         CONTINUE WHEN (narrow_tables[i], narrow_columns[i]) IN (SELECT * FROM unnest(tables, columns));
-        EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE bigint', narrow_tables[i], @extschema@._column_name(narrow_tables[i], narrow_columns[i]));
+        EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE bigint', narrow_tables[i], idgen_internal._column_name(narrow_tables[i], narrow_columns[i]));
         converted_table := narrow_tables[i];
-        converted_column := @extschema@._column_name(narrow_tables[i], narrow_columns[i]);
-        default_before := @extschema@._column_default_text(narrow_tables[i], narrow_columns[i]);
+        converted_column := idgen_internal._column_name(narrow_tables[i], narrow_columns[i]);
+        default_before := idgen_internal._column_default_text(narrow_tables[i], narrow_columns[i]);
         default_now := default_before;
         widened := true;
         RETURN NEXT;
@@ -1153,11 +1171,11 @@ BEGIN
     IF coalesce((SELECT c.relkind FROM pg_class c WHERE c.oid = relation) NOT IN ('r', 'p'), true) THEN
         RAISE EXCEPTION 'uuid_v7_convert: "%" is not a table', relation USING ERRCODE = 'wrong_object_type';
     END IF;
-    att := @extschema@._column_number(relation, column_name);
-    PERFORM @extschema@._refuse_inherited_column('uuid_v7_convert', relation, att);
-    IF @extschema@._column_type(relation, att) <> 'uuid'::regtype THEN
+    att := idgen_internal._column_number(relation, column_name);
+    PERFORM idgen_internal._refuse_inherited_column('uuid_v7_convert', relation, att);
+    IF idgen_internal._column_type(relation, att) <> 'uuid'::regtype THEN
         RAISE EXCEPTION 'uuid_v7_convert: column % of % is of type %, not uuid', quote_ident(column_name), relation,
-            @extschema@._column_type(relation, att)
+            idgen_internal._column_type(relation, att)
             USING ERRCODE = 'datatype_mismatch', HINT = 'For a whole number column use snowflake_convert.';
     END IF;
     EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', relation);
@@ -1175,10 +1193,10 @@ BEGIN
     END IF;
     converted_table := relation;
     converted_column := column_name;
-    default_before := @extschema@._column_default_text(relation, att);
+    default_before := idgen_internal._column_default_text(relation, att);
     widened := false;
     EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %s.uuid_v7()', relation, column_name, '@extschema@');
-    default_now := @extschema@._column_default_text(relation, att);
+    default_now := idgen_internal._column_default_text(relation, att);
     RETURN NEXT;
 END
 $$;

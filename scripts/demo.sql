@@ -134,8 +134,10 @@ SELECT generator, role, durable_horizon, horizon_lsn, lead, waits, clock_errors,
 FROM idgen_state;
 
 \echo
-\echo 'Every function, with its description (\\df+ shows the same):'
+\echo 'Every function users call, with its description (\\df+ shows the same; idgen''s own'
+\echo 'helpers are out of sight, in the schema idgen_internal):'
 SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') AS description
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
 WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'idgen')
+  AND p.pronamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'idgen')
 ORDER BY 1::text;

@@ -20,7 +20,7 @@ SELECT kind, value >= 1 AS leased, bound > 0 AS bounded,
        writer = (SELECT system_identifier FROM pg_control_system()) AS written_here
 FROM reserved_state
 WHERE slot > 0 AND (kind = 5 OR (kind = 6 AND key = x'08002b010203'::bigint)
-                    OR (kind = 3 AND key = _backfill_space_key('carried')))
+                    OR (kind = 3 AND key = idgen_internal._backfill_space_key('carried')))
 ORDER BY kind;
 SELECT to_timestamp(value / 1e6) > now() AS horizon_reserved_ahead,
        writer = (SELECT system_identifier FROM pg_control_system()) AS written_here

@@ -32,6 +32,8 @@ LANGUAGE sql AS $$
                           (SELECT concat_ws(' ', seqtypid::regtype, seqstart, seqincrement, seqmax, seqmin, seqcache, seqcycle)
                            FROM pg_sequence WHERE seqrelid = c.oid))
                    FROM pg_class c WHERE c.oid = m.objid) END,
+               CASE WHEN m.classid = 'pg_namespace'::regclass THEN
+                   (SELECT 'acl ' || coalesce(nspacl::text, '') FROM pg_namespace WHERE oid = m.objid) END,
                'comment ' || coalesce(obj_description(m.objid, (SELECT relname FROM pg_class WHERE oid = m.classid)), ''))
     FROM members m
     UNION ALL
@@ -48,6 +50,13 @@ ALTER EXTENSION idgen UPDATE;
 CREATE TEMP TABLE upgraded AS SELECT * FROM pg_temp.idgen_catalog();
 -- (PostgreSQL 17 records more member objects than 15; the functions are the same.)
 SELECT count(*) >= 41 AS every_kind_of_object, count(*) FILTER (WHERE object LIKE 'function %') AS functions FROM fresh;
+-- What \df shows in the extension's schema is what users call; idgen's own helpers are in
+-- idgen_internal (none of them in the extension's schema, none elsewhere).
+SELECT n.nspname AS schema, count(*) AS functions, count(*) FILTER (WHERE p.proname LIKE '\_%') AS named_as_internal
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'idgen')
+GROUP BY 1 ORDER BY 1;
 SELECT 'only in the fresh install' AS side, * FROM (SELECT * FROM fresh EXCEPT SELECT * FROM upgraded) f
 UNION ALL
 SELECT 'only in the upgraded install', * FROM (SELECT * FROM upgraded EXCEPT SELECT * FROM fresh) u

@@ -17,12 +17,12 @@ SELECT snowflake_attach('no_such_sequencer');
 SELECT snowflake_attach(NULL), snowflake_detach(NULL);
 SELECT name, node_id, state FROM snowflake_sequencers WHERE name = 'cluster_off';
 SELECT snowflake_drop('cluster_off');
-SELECT _citus_group() IS NULL AS no_citus_group;
+SELECT idgen_internal._citus_group() IS NULL AS no_citus_group;
 SET DateStyle = 'SQL, DMY';
 SET TimeZone = 'America/New_York';
-SELECT _citus_epoch_text('2020-03-04 05:06:07.123456+00') AS epoch_text,
-       _citus_epoch_text('2020-03-04 05:06:07.123456+00')::timestamptz = '2020-03-04 05:06:07.123456+00' AS reads_back,
-       _citus_epoch_text(NULL) IS NULL AS strict;
+SELECT idgen_internal._citus_epoch_text('2020-03-04 05:06:07.123456+00') AS epoch_text,
+       idgen_internal._citus_epoch_text('2020-03-04 05:06:07.123456+00')::timestamptz = '2020-03-04 05:06:07.123456+00' AS reads_back,
+       idgen_internal._citus_epoch_text(NULL) IS NULL AS strict;
 RESET DateStyle;
 RESET TimeZone;
 DROP EXTENSION idgen;

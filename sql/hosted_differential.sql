@@ -374,6 +374,13 @@ INSERT INTO edges VALUES
     ($$snowflake_timestamp((12345::bigint << 24) | (5 << 16) | 4660, '2014-09-01 00:00:00+00', 65536, 'sonyflake')$$),
     ($$snowflake_timestamp(-1, '2014-09-01 00:00:00+00', 65536, 'sonyflake')$$),
     ($$snowflake_timestamp(1, '2014-09-01 00:00:00+00', 8192, 'sonyflake')$$),
+    -- the layout's own node count where none is given (max_nodes 0, the default)
+    ($$snowflake_timestamp((12345::bigint << 24) | (5 << 16) | 4660, '2014-09-01 00:00:00+00', layout => 'sonyflake')$$),
+    ($$snowflake_timestamp(9007199254740991, '2020-01-01 00:00:00+00', layout => 'javascript')$$),
+    ($$snowflake_timestamp(175928847299117063, '2015-01-01 00:00:00+00', 0)$$),
+    ($$snowflake_timestamp(175928847299117063, '2015-01-01 00:00:00+00', -1)$$),
+    ($$snowflake_min_id('2026-03-02 12:34:56.789+00', '2014-09-01 00:00:00+00', layout => 'sonyflake')$$),
+    ($$snowflake_min_id('2026-03-02 12:34:56.789+00', '2020-01-01 00:00:00+00', layout => 'javascript')$$),
     ($$snowflake_timestamp(9007199254740991, '2020-01-01 00:00:00+00', 64, 'javascript')$$),
     ($$snowflake_timestamp(9007199254740992, '2020-01-01 00:00:00+00', 64, 'javascript')$$),
     ($$snowflake_timestamp(-1, '2020-01-01 00:00:00+00', 64, 'javascript')$$),

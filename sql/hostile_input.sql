@@ -92,7 +92,7 @@ SELECT expr, try(expr) AS result FROM (VALUES
     ($$snowflake_create('e', '4714-11-24 00:00:00+00 BC')$$),
     ($$snowflake_create('e', '2020-01-01 00:00:00+00', -2147483648)$$),
     ($$snowflake_create('e', '2020-01-01 00:00:00+00', 2147483647)$$),
-    ($$snowflake_create('e', '2020-01-01 00:00:00+00', 0)$$),
+    ($$snowflake_create('e', '2020-01-01 00:00:00+00', -1)$$),
     ($$snowflake_drop('')$$),
     ($$snowflake_drop(NULL)$$),
     -- locality readers

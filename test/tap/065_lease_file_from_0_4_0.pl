@@ -31,7 +31,7 @@ $node->safe_psql('postgres', q{
     SELECT snowflake_create('old', '2010-01-01 00:00:00+00', 8192, backfill_nodes => 1);
 });
 my ($db, $key) = split /\|/, $node->safe_psql('postgres', q{
-    SELECT oid, _backfill_space_key('old') FROM pg_database WHERE datname = current_database()});
+    SELECT oid, idgen_internal._backfill_space_key('old') FROM pg_database WHERE datname = current_database()});
 $node->stop;
 # The server's own file (format 2) is replaced by 0.4.0's: node 08:00:2b:01:02:03 had leased 5,
 # sequencer 'old' its only one.

@@ -114,7 +114,7 @@ my $counters = $etcd->get_prefix("/$prefix/backfill/");
 ok(exists $counters->{"/$prefix/backfill/uuid_given/" . hex('08002b010203')}, 'the given node\'s counter is in etcd');
 ok(exists $counters->{"/$prefix/backfill/uuid_auto/$handed"}, "node id ${handed}'s counter is in etcd");
 my $sequencer_key = $s5->safe_psql('postgres', q{
-    SELECT (k::numeric + CASE WHEN k < 0 THEN 18446744073709551616 ELSE 0 END)::text FROM _backfill_space_key('s') k});
+    SELECT (k::numeric + CASE WHEN k < 0 THEN 18446744073709551616 ELSE 0 END)::text FROM idgen_internal._backfill_space_key('s') k});
 ok(exists $counters->{"/$prefix/backfill/snowflake/$sequencer_key"}, "sequencer s's counter is in etcd");
 # A database moved here from outside the cluster brings its counters (here a restored row: node
 # 08:00:2b:0a:0b:0c had leased 5,000 namespaces): the server's next batch starts above them,

@@ -125,6 +125,17 @@ TEST(SnowflakePeerLayouts, SonyflakeOnlyHasSixteenMachineBits) {
     EXPECT_TRUE(node_bits_for(Kind::sonyflake, 65536, &bits).ok());
 }
 
+// Where no node count is given, each layout takes one it allows: the decoders of a layout given
+// explicitly read a Sonyflake id with Sonyflake's one node count, not idgen's 8192.
+TEST(SnowflakePeerLayouts, EachLayoutsDefaultNodeCountIsOneItAllows) {
+    int bits = 0;
+    for (Kind kind : {Kind::idgen, Kind::snowcast, Kind::sonyflake, Kind::javascript})
+        EXPECT_TRUE(node_bits_for(kind, default_max_nodes(kind), &bits).ok()) << static_cast<int>(kind);
+    EXPECT_EQ(default_max_nodes(Kind::idgen), 8192);
+    EXPECT_EQ(default_max_nodes(Kind::sonyflake), 65536);
+    EXPECT_EQ(default_max_nodes(Kind::javascript), 64);
+}
+
 TEST(SnowflakePeerLayouts, JavascriptIdsStayBelowTwoToThe53) {
     int bits = 0;
     for (int32_t n : {8, 15, 513, 1024, 8192})

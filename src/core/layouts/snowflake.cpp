@@ -26,6 +26,10 @@ Status node_bits_for(Kind kind, int32_t max_nodes, int *node_bits) noexcept {
     return Status::success();
 }
 
+int32_t default_max_nodes(Kind kind) noexcept {
+    return kind == Kind::sonyflake ? 65536 : kind == Kind::javascript ? 64 : 8192;
+}
+
 // The ticks since the epoch of the tick holding `unix_us` (negative before the epoch). Both
 // divisions floor, and the epoch is a whole millisecond, so this is floor((unix_us - epoch) /
 // tick), without the subtraction that could overflow at an int64 extreme.

@@ -59,6 +59,10 @@ int64_t runs_out_unix_ms(const Layout &layout) noexcept;
 // javascript (at least 3 counter bits).
 Status node_bits_for(Kind kind, int32_t max_nodes, int *node_bits) noexcept;
 
+// The node count a kind takes where none is given: 8,192 for idgen and snowcast, 65,536 for
+// sonyflake (its only one), 64 for javascript.
+int32_t default_max_nodes(Kind kind) noexcept;
+
 // An epoch must be a whole millisecond, not after `now`, and recent enough that the layout's
 // time field has not run out (Errc::invalid_parameter otherwise).
 Status check_epoch(const Layout &layout, int64_t epoch_unix_us, int64_t now_unix_us) noexcept;

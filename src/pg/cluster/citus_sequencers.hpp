@@ -9,10 +9,10 @@
 namespace idgen::pg {
 
 // Where this node is a Citus worker whose node id is its group: asks the coordinator for the
-// definition of `name` (in the extension's schema `schema`) and creates it here, in the calling
-// transaction. True when it did; false where this node is no such worker, in parallel mode (no
-// write may start), or where the coordinator has no such sequencer. Raises 55000 when the
-// coordinator cannot be asked.
-bool fetch_citus_sequencer(Oid schema, const text *name);
+// definition of `name` and creates it here, in the calling transaction, whatever role is calling.
+// True when it did; false where this node is no such worker, in parallel mode (no write may
+// start), or where the coordinator has no such sequencer. Raises 55000 when the coordinator
+// cannot be asked.
+bool fetch_citus_sequencer(const text *name);
 
 }  // namespace idgen::pg

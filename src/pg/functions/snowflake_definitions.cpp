@@ -8,7 +8,6 @@
 
 #include "pg/boundary/convert.hpp"
 #include "pg/boundary/errors.hpp"
-#include "pg/boundary/extension_schema.hpp"
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
 #include "pg/cluster/node_source.hpp"
@@ -18,6 +17,7 @@
 
 extern "C" {
 #include "funcapi.h"
+#include "utils/lsyscache.h"
 }
 
 using namespace idgen;
@@ -71,12 +71,14 @@ Datum idgen_snowflake_release(PG_FUNCTION_ARGS) {
 // (definitions, definition id, name): snowflake_create made the definition in this transaction.
 // Its slot follows the transaction (released if it aborts), every backend's cache is told at
 // commit and this one's at once if it aborts (a catalog row inserted queues no invalidation by
-// itself), and it is refused (55000) if it cannot start above its name's earlier definitions.
+// itself), and it is refused (55000) if it cannot start above its name's earlier definitions. The
+// definition is read from the definitions table given (this function lives in idgen's internal
+// schema, not beside the table).
 Datum idgen_snowflake_created(PG_FUNCTION_ARGS) {
     release_sequencer_at_abort(PG_GETARG_OID(0), PG_GETARG_INT64(1));
     invalidate_sequencer_caches(PG_GETARG_OID(0));
     SequencerDefinition def;
-    find_sequencer_definition(extension_schema(fcinfo), PG_GETARG_TEXT_PP(2), &def);
+    find_sequencer_definition(get_rel_namespace(PG_GETARG_OID(0)), PG_GETARG_TEXT_PP(2), &def);
     check_definition_reaches_above(shared_state_or_null(), def);
     PG_RETURN_VOID();
 }

@@ -87,7 +87,8 @@ int64_t explicit_epoch_unix_ms(TimestampTz epoch) {
 
 snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name) {
     const int64_t epoch_ms = explicit_epoch_unix_ms(epoch);  // its error first, then the layout's
-    return layout_of(epoch_ms, max_nodes, layout_kind(layout_name));
+    const snowflake::Kind kind = layout_kind(layout_name);
+    return layout_of(epoch_ms, max_nodes == 0 ? snowflake::default_max_nodes(kind) : max_nodes, kind);
 }
 
 int32 check_sequencer_definition(const text *name, TimestampTz epoch, int32 max_nodes, int32 backfill_nodes,
@@ -186,7 +187,7 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
     const int len = sequencer_name_length(name, NameUse::lookup);
     // A Citus worker lacking the sequencer takes the coordinator's definition, once.
     if (!read_sequencer_definition(schema, name, out) &&
-        !(fetch_citus_sequencer(schema, name) && read_sequencer_definition(schema, name, out)))
+        !(fetch_citus_sequencer(name) && read_sequencer_definition(schema, name, out)))
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
                         errmsg("Snowflake sequencer \"%s\" does not exist", text_to_cstring(name)),
                         errhint("Create it with snowflake_create().")));
