@@ -27,6 +27,11 @@ SHLIB_LINK += -lstdc++ -lcurl
 # libpq: DROP SUBSCRIPTION and idgen_carry_state read the publisher's state (src/pg/moves/publisher_state.cpp).
 PG_CPPFLAGS += -I$(shell $(PG_CONFIG) --includedir)
 SHLIB_LINK += -L$(shell $(PG_CONFIG) --libdir) -lpq
+# Test hooks (faults the TAP tests inject from the server's environment) are compiled only into
+# test builds: make TEST_HOOKS=yes (scripts/test builds so). A release build reads no such variable.
+ifeq ($(TEST_HOOKS),yes)
+PG_CPPFLAGS += -DIDGEN_TEST_HOOKS
+endif
 # The version in the magic block (PostgreSQL 18: pg_get_loaded_modules(); src/pg/boundary/pg_compat.hpp).
 PG_CPPFLAGS += -DIDGEN_VERSION='"$(EXTVERSION)"'
 
@@ -60,10 +65,11 @@ $(EXTENSION)--$(EXTVERSION).sql: schema/$(EXTENSION).sql
 	cp $< $@
 -include $(OBJS:.o=.d)
 
-# Objects built against one PostgreSQL are no use to another: they depend on a stamp naming
-# the server headers they were compiled with, rewritten when PG_CONFIG names another major.
+# Objects built against one PostgreSQL are no use to another, nor a test build's in a release:
+# they depend on a stamp naming the server headers they were compiled with and whether test hooks
+# are in, rewritten when PG_CONFIG names another major or TEST_HOOKS changes.
 PG_BUILD_STAMP = .pg-build-stamp
-PG_BUILD_ID := $(VERSION) $(includedir_server)
+PG_BUILD_ID := $(VERSION) $(includedir_server) test-hooks=$(TEST_HOOKS)
 ifneq ($(PG_BUILD_ID),$(shell cat $(PG_BUILD_STAMP) 2>/dev/null))
 $(shell echo '$(PG_BUILD_ID)' > $(PG_BUILD_STAMP))
 endif

@@ -57,6 +57,11 @@ test_package() {
     local owner
     owner=$(dpkg ${root:+--root="$root"} -S "$("$pgc" --pkglibdir | sed "s|^$root||")/idgen.so")
     echo "installed: $owner"
+    # The package is a release build: no test hooks in it (Makefile: TEST_HOOKS).
+    if grep -q IDGEN_TEST_ "$("$pgc" --pkglibdir)/idgen.so"; then
+        echo "the package's idgen.so carries test hooks"
+        return 1
+    fi
 
     check=$(clean_copy deb-check)
     [ "$(id -u)" -ne 0 ] || chown -R postgres: "$check"
@@ -66,7 +71,7 @@ test_package() {
     if [ -z "$root" ]; then
         # Removing the package removes idgen from Debian's 15: the checkout's build goes back.
         as_root env DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "postgresql-$PG_MAJOR-idgen" >/dev/null
-        as_root make -C "$IDGEN_ROOT" -s PG_CONFIG="$PG_BINDIR/pg_config" install
+        build_and_install
     else
         as_root rm -rf "$root"
     fi

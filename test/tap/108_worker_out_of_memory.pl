@@ -1,7 +1,8 @@
 # The registry worker out of memory: it exits alone with FATAL, and the postmaster starts it
 # again, where an allocation failure under -fno-exceptions used to end in std::terminate (SIGABRT)
 # and the crash restart of every backend. The failure is injected from the server's environment
-# (IDGEN_TEST_WORKER_OUT_OF_MEMORY); no etcd is needed, the worker fails before it calls one.
+# (IDGEN_TEST_WORKER_OUT_OF_MEMORY), which only a test build reads (make TEST_HOOKS=yes, as
+# scripts/test builds); no etcd is needed, the worker fails before it calls one.
 # One major per test run: the worker's memory handling is idgen's own.
 use strict;
 use warnings;
@@ -9,6 +10,11 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IdgenTest;
+
+my $library = `pg_config --pkglibdir`;
+chomp $library;
+plan skip_all => 'idgen was built without test hooks (make TEST_HOOKS=yes)'
+  unless slurp_file("$library/idgen.so") =~ /IDGEN_TEST_WORKER_OUT_OF_MEMORY/;
 
 my $node = idgen_node('worker_oom', conf => "idgen.registry = 'http://127.0.0.1:9'\n");
 {

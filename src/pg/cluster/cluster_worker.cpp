@@ -179,8 +179,9 @@ using namespace idgen::pg;
 // SIGABRT, which the postmaster answers with a crash restart of every backend. A worker that
 // cannot allocate exits alone instead, with FATAL (exit code 1), and the postmaster starts a new
 // one after bgw_restart_time, which withdraws what this one published, as after any error.
-// (injected_allocation: where the test's allocation goes, volatile so that it is made.)
-static void *volatile injected_allocation;
+#ifdef IDGEN_TEST_HOOKS
+static void *volatile injected_allocation;  // where the test's allocation goes: volatile, so it is made
+#endif
 [[noreturn]] static void exit_out_of_memory() {
     ereport(FATAL, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory in idgen's registry worker")));
     pg_unreachable();
@@ -188,9 +189,12 @@ static void *volatile injected_allocation;
 
 void idgen_cluster_worker_main(Datum) {
     std::set_new_handler(exit_out_of_memory);
-    // Fault injection for test/tap/108_worker_out_of_memory.pl, from the server's environment.
+#ifdef IDGEN_TEST_HOOKS
+    // Fault injection for test/tap/108_worker_out_of_memory.pl, from the server's environment, in
+    // test builds only (make TEST_HOOKS=yes).
     if (getenv("IDGEN_TEST_WORKER_OUT_OF_MEMORY") != nullptr)
         injected_allocation = ::operator new(SIZE_MAX / 2);
+#endif
     pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     BackgroundWorkerUnblockSignals();
