@@ -65,6 +65,21 @@ $(EXTENSION)--$(EXTVERSION).sql: schema/$(EXTENSION).sql
 	cp $< $@
 -include $(OBJS:.o=.d)
 
+# idgen in a directory of its own, for PostgreSQL 18's extension_control_path and
+# dynamic_library_path, laid out as CloudNativePG's extension images (docs/operations.md,
+# Installing from an extension directory): DIR/share/extension (the control file and every script
+# make install installs), DIR/lib/idgen.so, and DIR/system, the shared libraries idgen.so needs
+# that a server image lacks (scripts/image-volume-libs). DIR must be new or empty.
+# Usage: make image-volume DIR=/path/to/dir PG_CONFIG=/path/to/pg_config
+.PHONY: image-volume
+image-volume: all
+	@test -n '$(DIR)' || { echo 'make image-volume: name the directory: DIR=/path/to/dir' >&2; exit 2; }
+	@test ! -e '$(DIR)' || test -z "$$(ls -A '$(DIR)')" || { echo 'make image-volume: $(DIR) is not empty' >&2; exit 2; }
+	$(MKDIR_P) '$(DIR)/share/extension' '$(DIR)/lib'
+	$(INSTALL_DATA) $(EXTENSION).control $(DATA) $(DATA_built) '$(DIR)/share/extension/'
+	$(INSTALL_SHLIB) $(MODULE_big)$(DLSUFFIX) '$(DIR)/lib/'
+	scripts/image-volume-libs '$(bindir)' '$(DIR)/lib/$(MODULE_big)$(DLSUFFIX)' '$(DIR)/system'
+
 # Objects built against one PostgreSQL are no use to another, nor a test build's in a release:
 # they depend on a stamp naming the server headers they were compiled with and whether test hooks
 # are in, rewritten when PG_CONFIG names another major or TEST_HOOKS changes.
