@@ -8,7 +8,9 @@
 # - a subscription in a database without idgen keeps the server-wide retrospective ids of the
 #   databases with idgen waiting; the very command its HINT names, run where the error is raised,
 #   ends the wait;
-# - a publisher without idgen made no retrospective ids: nothing waits;
+# - a publisher without idgen made no retrospective ids: nothing waits in the subscribing
+#   database; another database with idgen learns that only from its own rows, so its server-wide
+#   retrospective ids wait until the command its HINT names runs there;
 # - a subscription that never brought a row (connect = false, never enabled, no slot) drops as
 #   PostgreSQL drops it, with no connection and no message, in a database with idgen and in one
 #   without;
@@ -135,6 +137,14 @@ $b->safe_psql('app', 'CREATE TABLE plain_rows (id int PRIMARY KEY)');
 $b->safe_psql('app', "CREATE SUBSCRIPTION from_c CONNECTION '" . $c->connstr . " dbname=postgres' PUBLICATION p");
 is(error_of($b, 'app', "SELECT uuid_v1_at($ts, '08:00:2b:01:02:03'), snowflake_at('s', $ts)"), '',
     'a publisher without idgen: retrospective ids do not wait');
+$b->safe_psql('postgres', 'CREATE DATABASE other');
+$b->safe_psql('other', 'CREATE EXTENSION idgen');
+$err = error_of($b, 'other', "SELECT uuid_v1_at($ts, '08:00:2b:01:02:03')");
+like($err, qr/ERROR:  55000: .*database "app" takes rows from subscription "from_c"/,
+    "another database's server-wide retrospective ids wait: what the publisher is is in app's rows only");
+($way_out) = $err =~ /HINT:  From here: (SELECT idgen_forget_subscription\([^;]*\);)/;
+$b->safe_psql('other', $way_out);
+is(error_of($b, 'other', "SELECT uuid_v1_at($ts, '08:00:2b:01:02:03')"), '', "there too the HINT's command ends the wait");
 $b->safe_psql('app', 'DROP SUBSCRIPTION from_c');
 
 # A subscription that never brought a row drops as PostgreSQL drops it, with idgen or without.
