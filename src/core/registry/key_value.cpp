@@ -15,4 +15,25 @@ bool parse_int64(const std::string &text, int64_t *v) {
     return true;
 }
 
+std::string key_segment(const std::string &name) {
+    std::string out;
+    for (char c : name) {
+        if (c == '%' || c == '/') {
+            static const char hex[] = "0123456789ABCDEF";
+            out += '%';
+            out += hex[static_cast<unsigned char>(c) >> 4];
+            out += hex[static_cast<unsigned char>(c) & 15];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string server_name(uint64_t system_identifier, const std::string &host, int port,
+                        const std::string &data_directory) {
+    return key_segment("system " + std::to_string(system_identifier) + " host " + host + " port " +
+                       std::to_string(port) + " directory " + data_directory);
+}
+
 }  // namespace idgen::registry

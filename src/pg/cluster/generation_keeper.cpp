@@ -29,10 +29,10 @@ std::string random_token() {
 }
 
 std::string server_name() {
-    char buf[96];
-    snprintf(buf, sizeof buf, "system %llu port %d", static_cast<unsigned long long>(GetSystemIdentifier()),
-             PostPortNumber);
-    return buf;
+    char host[256] = "";
+    if (gethostname(host, sizeof host) != 0) host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    return registry::server_name(GetSystemIdentifier(), host, PostPortNumber, DataDir);
 }
 
 }  // namespace

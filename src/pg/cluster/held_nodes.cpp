@@ -2,6 +2,7 @@
 #include "pg/cluster/held_nodes.hpp"
 
 #include "core/base/atomic_word.hpp"
+#include "core/registry/key_value.hpp"
 
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/boundary/settings.hpp"
@@ -13,7 +14,7 @@ HeldNodes::HeldNodes(RegistryConnection &conn)
     : registry::NodeHolder(conn.etcd, *this, conn, max_sequencers), r(conn) {}
 
 std::string HeldNodes::pool_name(int pool) {
-    return pool < 0 ? "server" : "sequencer/" + RegistryConnection::escape(r.c->claims[pool].name);
+    return pool < 0 ? "server" : "sequencer/" + registry::key_segment(r.c->claims[pool].name);
 }
 
 uint64_t *HeldNodes::word_of(int pool) {

@@ -37,9 +37,6 @@ struct RegistryConnection : registry::Registration {
     // restore that loses those writes shows this server a lower one, also after a restart.
     void remember_writes();
 
-    // A sequencer's name as one segment of a key ('%' and '/' escaped).
-    static std::string escape(const char *name);
-
     // The key of claim i's sequencer definition.
     std::string definition_key(int i) const;
 };
