@@ -61,11 +61,12 @@ registry::Remembered load_generation(const std::string &prefix, std::string *unr
         record.episode[sizeof record.episode - 1] = '\0';
     if (strcmp(expected, record.prefix) != 0) return {};
     if (record.timeline != GetWALInsertionTimeLine()) {
-        ereport(LOG, (errmsg("idgen registry worker: \"%s\" was written on WAL timeline %u, this server runs on "
-                             "timeline %u: it remembers no generation of its own, and joins the one etcd holds",
-                             kGenerationFile, record.timeline, GetWALInsertionTimeLine()),
-                      errdetail("A standby promoted, or a copy recovered to a new timeline, holds its "
-                                "source's record, not its own; the ids it made are in its WAL.")));
+        ereport(LOG,
+                (errmsg("idgen registry worker: \"%s\" was written on WAL timeline %u, this server runs on "
+                        "timeline %u: it remembers no generation of its own, and joins the one etcd holds",
+                        kGenerationFile, record.timeline, GetWALInsertionTimeLine()),
+                 errdetail("A standby promoted, or a copy recovered to a new timeline, holds its "
+                           "source's record, not its own; the ids it made are in its WAL.")));
         return {};
     }
     return registry::Remembered{record.token, record.episode, record.revision};

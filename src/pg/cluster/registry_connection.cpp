@@ -23,13 +23,14 @@ static std::string record_problem;    // why the generation record could not be 
     LWLockAcquire(c->lock, LW_EXCLUSIVE);
     strlcpy(c->last_error, record_problem.c_str(), sizeof c->last_error);
     LWLockRelease(c->lock);
-    ereport(FATAL,
-            (errcode(ERRCODE_DATA_CORRUPTED), errmsg("idgen registry worker: %s", record_problem.c_str()),
-             errdetail("It records the registry generation this server works under; without it the server "
-                       "could not notice that etcd forgot what it held."),
-             errhint("Restore it from a backup of this data directory. Or remove it, only if etcd has not been "
-                     "restored or rebuilt since this server last ran: the server then joins the registry as "
-                     "one new to it.")));
+    ereport(
+        FATAL,
+        (errcode(ERRCODE_DATA_CORRUPTED), errmsg("idgen registry worker: %s", record_problem.c_str()),
+         errdetail("It records the registry generation this server works under; without it the server "
+                   "could not notice that etcd forgot what it held."),
+         errhint("Restore it from a backup of this data directory. Or remove it, only if etcd has not been "
+                 "restored or rebuilt since this server last ran: the server then joins the registry as "
+                 "one new to it.")));
     pg_unreachable();
 }
 
