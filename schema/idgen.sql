@@ -897,6 +897,124 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@._refuse_inherited_column(text, regclass, smallint) IS
     'internal: 55000 for a column a table inherits (a partition''s, a child''s), which is converted on its parent';
+-- Sets lock_timeout to what is left until deadline, shared among the relations LOCK TABLE takes
+-- (the table and every partition or child table, each a lock wait of its own), at least 1 ms
+-- (0 would wait for ever), and takes the table's ACCESS EXCLUSIVE lock: 55P03 past the deadline.
+CREATE FUNCTION @extschema@._lock_table_before(relation regclass, deadline timestamptz) RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM set_config('lock_timeout',
+        greatest(1, floor(extract(epoch FROM deadline - clock_timestamp()) * 1000
+                          / (WITH RECURSIVE tree (rel) AS (SELECT relation::oid
+                                                           UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.rel)
+                             SELECT count(*) FROM tree)))::text, true);
+    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', relation);
+END
+$$;
+COMMENT ON FUNCTION @extschema@._lock_table_before(regclass, timestamptz) IS
+    'internal: LOCK TABLE ... IN ACCESS EXCLUSIVE MODE, waiting until deadline at most (55P03 then); leaves lock_timeout set';
+-- snowflake_convert's locks: ACCESS EXCLUSIVE on the tables it converts and, when it may widen,
+-- on every table that references their columns by a foreign key, down the chain; returns the
+-- chain, the converted columns first, read under those locks (a foreign key to a locked table
+-- can neither come nor go: adding or dropping one locks the referenced table too).
+--
+-- Why the locks are taken in attempts. Applications take these tables' locks in both orders:
+-- an INSERT or UPDATE in a referencing table holds it (ROW EXCLUSIVE) and then its foreign-key
+-- check locks the referenced one (ROW SHARE, SELECT ... FOR KEY SHARE); a DELETE, or an UPDATE of
+-- the key, in the referenced table holds it and then its referential-action trigger locks the
+-- referencing one. A conversion that held one of the two while it waited for the other would
+-- close a cycle with the statements of one of these kinds, whatever order it chose, and
+-- PostgreSQL would end the cycle by cancelling whichever member checked first: often the
+-- application's statement (40P01). So no lock wait of the conversion lasts long enough for that
+-- check to find it:
+-- - PostgreSQL checks a lock wait for a deadlock once, deadlock_timeout after the wait began,
+--   and cancels the process that checks.
+-- - An attempt takes its locks one at a time, each wait limited to what is left of the attempt's
+--   budget (_lock_table_before): half of deadlock_timeout, at most 1 s. An attempt that cannot
+--   take one in time raises 55P03; the subtransaction of its BEGIN ... EXCEPTION block rolls back
+--   and gives back every lock it took.
+-- - A statement that waits for the conversion began waiting during an attempt, when the
+--   conversion had asked for or held one of its locks, so its check comes deadlock_timeout later,
+--   after the attempt has ended with every lock given back or every lock taken (and then the
+--   conversion waits for nothing more that a statement holds without first locking one of these
+--   tables: the defaults' sequence is drawn from only by a statement holding its table). A
+--   statement that began to wait for another before the attempt (a row lock) closes a cycle with
+--   the conversion only if that other statement ran on for half a deadlock_timeout before it came
+--   to wait for the conversion.
+-- - The conversion's own waits never reach its check, so it is never cancelled: an attempt that
+--   failed waits a random part of the budget (the statements it held up go on) and the next
+--   begins with the table the last could not lock, waiting for it while holding nothing. The
+--   caller's lock_timeout, when set, bounds all attempts together (55P03).
+-- - The first attempt locks the referencing tables before the ones they reference (the order of
+--   the commonest statements, inserts into the referencing tables), from the chain read once
+--   without locks; each attempt then walks the chain again under the locks, locking what that
+--   first reading missed.
+CREATE FUNCTION @extschema@._lock_for_conversion(caller text, tables regclass[], columns smallint[], lock_referencing boolean)
+    RETURNS TABLE (rel regclass, att smallint)
+    LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    callers_lock_timeout text := current_setting('lock_timeout');
+    give_up_at timestamptz := CASE WHEN current_setting('lock_timeout')::interval > '0' THEN clock_timestamp() + current_setting('lock_timeout')::interval END;
+    budget interval := least(current_setting('deadlock_timeout')::interval / 2, interval '1 second');
+    attempt_ends timestamptz;
+    reading_order boolean := true;    -- the first pass reads the chain without locks
+    lock_first regclass[] := '{}';    -- the order of the next attempt's first locks
+    locking regclass;
+    chain_tables regclass[];
+    chain_columns smallint[];
+    referencing record;
+    i integer;
+BEGIN
+    LOOP
+        BEGIN
+            attempt_ends := clock_timestamp() + budget;
+            FOREACH locking IN ARRAY lock_first LOOP
+                PERFORM @extschema@._lock_table_before(locking, attempt_ends);
+            END LOOP;
+            chain_tables := tables;
+            chain_columns := columns;
+            i := 1;
+            WHILE i <= array_length(chain_tables, 1) LOOP
+                IF NOT reading_order AND (i <= array_length(tables, 1) OR lock_referencing) THEN
+                    locking := chain_tables[i];
+                    PERFORM @extschema@._lock_table_before(locking, attempt_ends);
+                END IF;
+                FOR referencing IN
+                    SELECT fk.conrelid::regclass AS rel, fk.conkey[array_position(fk.confkey, chain_columns[i])] AS att
+                    FROM pg_constraint fk
+                    WHERE fk.contype = 'f' AND fk.confrelid = chain_tables[i] AND chain_columns[i] = ANY (fk.confkey)
+                      AND fk.conparentid = 0
+                LOOP
+                    CONTINUE WHEN (referencing.rel, referencing.att) IN (SELECT * FROM unnest(chain_tables, chain_columns));
+                    chain_tables := chain_tables || referencing.rel;
+                    chain_columns := chain_columns || referencing.att;
+                END LOOP;
+                i := i + 1;
+            END LOOP;
+            IF NOT reading_order THEN
+                PERFORM set_config('lock_timeout', callers_lock_timeout, true);
+                RETURN QUERY SELECT * FROM unnest(chain_tables, chain_columns);
+                RETURN;
+            END IF;
+            reading_order := false;
+            lock_first := (SELECT array_agg(t.rel ORDER BY t.n DESC) FROM unnest(chain_tables) WITH ORDINALITY t (rel, n)
+                           WHERE t.n <= array_length(tables, 1) OR lock_referencing);
+            CONTINUE;
+        EXCEPTION WHEN lock_not_available THEN
+            lock_first := locking || array_remove(lock_first, locking);
+        END;
+        IF clock_timestamp() >= give_up_at THEN
+            RAISE EXCEPTION '%: could not lock % within lock_timeout (%)', caller, locking, callers_lock_timeout
+                USING ERRCODE = 'lock_not_available';
+        END IF;
+        PERFORM pg_sleep(random() * extract(epoch FROM budget));
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._lock_for_conversion(text, regclass[], smallint[], boolean) IS
+    'internal: ACCESS EXCLUSIVE on the tables to convert (and on those referencing them by a foreign key, down the chain, if lock_referencing), in attempts that never wait long enough to close a deadlock; the chain of columns';
 
 
 CREATE FUNCTION @extschema@.snowflake_convert(relation regclass, column_name name DEFAULT NULL,
@@ -915,7 +1033,6 @@ DECLARE
     narrow_columns smallint[] := '{}';  -- that reference them by a foreign key, directly or not
     chain_tables regclass[];            -- the converted columns and every column that references
     chain_columns smallint[];           -- them by a foreign key, directly or not
-    referencing record;
     chosen text;
     col_default text;
     new_default text;
@@ -991,14 +1108,14 @@ BEGIN
         END LOOP;
     END IF;
 
-    -- Locks before any value is read: the tables to convert here, then (below, once their types
-    -- are known) the tables whose referencing columns are widened, in the order an application
-    -- writes a row and then the rows that reference it. A transaction that takes them the other
-    -- way round can still meet this one in a deadlock; PostgreSQL then cancels one of the two
-    -- (40P01), and nothing is half done.
-    FOR i IN 1 .. array_length(tables, 1) LOOP
-        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tables[i]);
-    END LOOP;
+    -- Locks before any value is read: the tables to convert and, when it may widen, every table
+    -- that references them (ALTER COLUMN ... TYPE rewrites the referencing tables and rebuilds
+    -- their foreign keys), whether or not a column of it turns out narrow: types are read under
+    -- the locks. How they are taken without cancelling the applications' statements:
+    -- _lock_for_conversion. The columns that reference the converted ones, directly or down the
+    -- chain, hold the same ids: each one narrower than bigint is widened with them.
+    SELECT array_agg(c.rel), array_agg(c.att) INTO chain_tables, chain_columns
+    FROM @extschema@._lock_for_conversion('snowflake_convert', tables, columns, widen) c;
 
     -- What each column holds and may hold: a whole number type, and a default that is a
     -- sequence's, an IDENTITY, none, or already a sequencer's.
@@ -1035,32 +1152,16 @@ BEGIN
             narrow_columns := narrow_columns || columns[i];
         END IF;
     END LOOP;
-    -- Columns that reference them by a foreign key hold the same ids, and so do the columns that
-    -- reference those, down the chain: each one narrower than bigint is widened with them.
-    chain_tables := tables;
-    chain_columns := columns;
-    i := 1;
-    WHILE i <= array_length(chain_tables, 1) LOOP
-        FOR referencing IN
-            SELECT fk.conrelid::regclass AS rel, fk.conkey[array_position(fk.confkey, chain_columns[i])] AS att
-            FROM pg_constraint fk
-            WHERE fk.contype = 'f' AND fk.confrelid = chain_tables[i] AND chain_columns[i] = ANY (fk.confkey)
-              AND fk.conparentid = 0
-        LOOP
-            CONTINUE WHEN (referencing.rel, referencing.att) IN (SELECT * FROM unnest(chain_tables, chain_columns));
-            chain_tables := chain_tables || referencing.rel;
-            chain_columns := chain_columns || referencing.att;
-            CONTINUE WHEN @extschema@._column_type(referencing.rel, referencing.att) = 'bigint'::regtype;
-            IF @extschema@._column_type(referencing.rel, referencing.att) NOT IN ('smallint'::regtype, 'integer'::regtype) THEN
-                RAISE EXCEPTION 'snowflake_convert: column % of %, which references the converted ids, is of type %',
-                    quote_ident(@extschema@._column_name(referencing.rel, referencing.att)), referencing.rel,
-                    @extschema@._column_type(referencing.rel, referencing.att)
-                    USING ERRCODE = 'datatype_mismatch', HINT = 'Make it bigint first.';
-            END IF;
-            narrow_tables := narrow_tables || referencing.rel;
-            narrow_columns := narrow_columns || referencing.att;
-        END LOOP;
-        i := i + 1;
+    FOR i IN array_length(tables, 1) + 1 .. coalesce(array_length(chain_tables, 1), 0) LOOP
+        CONTINUE WHEN @extschema@._column_type(chain_tables[i], chain_columns[i]) = 'bigint'::regtype;
+        IF @extschema@._column_type(chain_tables[i], chain_columns[i]) NOT IN ('smallint'::regtype, 'integer'::regtype) THEN
+            RAISE EXCEPTION 'snowflake_convert: column % of %, which references the converted ids, is of type %',
+                quote_ident(@extschema@._column_name(chain_tables[i], chain_columns[i])), chain_tables[i],
+                @extschema@._column_type(chain_tables[i], chain_columns[i])
+                USING ERRCODE = 'datatype_mismatch', HINT = 'Make it bigint first.';
+        END IF;
+        narrow_tables := narrow_tables || chain_tables[i];
+        narrow_columns := narrow_columns || chain_columns[i];
     END LOOP;
     IF array_length(narrow_tables, 1) > 0 AND NOT widen THEN
         RAISE EXCEPTION 'snowflake_convert: column % of % is %, too narrow for Snowflake ids',
@@ -1070,9 +1171,6 @@ BEGIN
                   DETAIL = format('Snowflake ids are above 2^31 (%s of the columns to change are narrower than bigint).', array_length(narrow_tables, 1)),
                   HINT = 'Call it with widen => true: the columns, and those that reference them by a foreign key, become bigint (the tables are rewritten).';
     END IF;
-    FOR i IN 1 .. coalesce(array_length(narrow_tables, 1), 0) LOOP
-        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', narrow_tables[i]);
-    END LOOP;
 
     -- New ids lie above every existing value: the columns' and the sequence's last.
     highest := CASE WHEN seq IS NOT NULL THEN pg_sequence_last_value(seq) END;
@@ -1160,6 +1258,7 @@ BEGIN
             @extschema@._column_type(relation, att)
             USING ERRCODE = 'datatype_mismatch', HINT = 'For a whole number column use snowflake_convert.';
     END IF;
+    -- Its one lock, waited for while holding none of the conversion's: no cycle to close.
     EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', relation);
     -- New ids lie above the version-7 values there are (gen_random_uuid()'s version-4 ones and
     -- others differ from every version-7 UUID in their version digit, and have no order to keep).
