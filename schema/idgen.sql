@@ -897,6 +897,26 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@._refuse_inherited_column(text, regclass, smallint) IS
     'internal: 55000 for a column a table inherits (a partition''s, a child''s), which is converted on its parent';
+-- The conversions check that new ids lie above every value a column holds. Row-level security
+-- would hide rows from that check, and the check would pass on the rows it sees: a table owner
+-- under FORCE ROW LEVEL SECURITY, or a caller who is not the owner, is refused instead (42501).
+-- row_security_active() is the test the query itself would apply (the current user, the table's
+-- policies and flags), and none of them can change while the conversion holds the table's ACCESS
+-- EXCLUSIVE lock (ALTER TABLE and CREATE POLICY need it).
+CREATE FUNCTION @extschema@._refuse_row_security(caller text, relation regclass) RETURNS void
+    LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF row_security_active(relation) THEN
+        RAISE EXCEPTION '%: row-level security hides rows of % from %', caller, relation, current_user
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'New ids must lie above every value the column holds, and the check would see only the rows the policies let through.',
+                  HINT = format('Run it as a superuser or a role with BYPASSRLS, or as the owner with ALTER TABLE %s NO FORCE ROW LEVEL SECURITY before it and FORCE ROW LEVEL SECURITY after it in the same transaction.', relation);
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._refuse_row_security(text, regclass) IS
+    'internal: 42501 when row-level security would hide rows of the table from the current user''s queries';
 -- Sets lock_timeout to what is left until deadline, shared among the relations LOCK TABLE takes
 -- (the table and every partition or child table, each a lock wait of its own), at least 1 ms
 -- (0 would wait for ever), and takes the table's ACCESS EXCLUSIVE lock: 55P03 past the deadline.
@@ -1175,6 +1195,7 @@ BEGIN
     -- New ids lie above every existing value: the columns' and the sequence's last.
     highest := CASE WHEN seq IS NOT NULL THEN pg_sequence_last_value(seq) END;
     FOR i IN 1 .. array_length(tables, 1) LOOP
+        PERFORM @extschema@._refuse_row_security('snowflake_convert', tables[i]);
         EXECUTE format('SELECT max(%I)::numeric FROM %s', @extschema@._column_name(tables[i], columns[i]), tables[i]) INTO column_highest;
         highest := greatest(highest, column_highest);
     END LOOP;
@@ -1260,6 +1281,7 @@ BEGIN
     END IF;
     -- Its one lock, waited for while holding none of the conversion's: no cycle to close.
     EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', relation);
+    PERFORM @extschema@._refuse_row_security('uuid_v7_convert', relation);
     -- New ids lie above the version-7 values there are (gen_random_uuid()'s version-4 ones and
     -- others differ from every version-7 UUID in their version digit, and have no order to keep).
     EXECUTE format('SELECT %1$I FROM %2$s WHERE %1$I >= $1 AND %3$s.uuid_version(%1$I) = 7 LIMIT 1',
