@@ -897,6 +897,38 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@._refuse_inherited_column(text, regclass, smallint) IS
     'internal: 55000 for a column a table inherits (a partition''s, a child''s), which is converted on its parent';
+-- The sequence a column's default draws from: the one its nextval() names as a regclass (which
+-- the default depends on), or the one it names by a text, nextval('name'::text) as older dumps
+-- and ORMs write it (shown as nextval(('name'::text)::regclass); the name is looked up at each
+-- call, so nothing records it): a name without a schema is taken as one of the table's schema.
+-- NULL when the default calls no sequence.
+CREATE FUNCTION @extschema@._column_sequence(relation regclass, attnum smallint) RETURNS regclass
+    LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found regclass;
+    named text;
+BEGIN
+    SELECT dep.refobjid INTO found
+    FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
+         JOIN pg_class c ON c.oid = dep.refobjid AND dep.refclassid = 'pg_class'::regclass AND c.relkind = 'S'
+    WHERE ad.adrelid = relation AND ad.adnum = _column_sequence.attnum;
+    IF found IS NOT NULL THEN
+        RETURN found;
+    END IF;
+    named := replace(substring(@extschema@._column_default_text(relation, attnum)
+                               FROM $re$^nextval\(\('((?:[^']|'')*)'::text\)::regclass\)\Z$re$), '''''', '''');
+    IF named IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- (search_path is this function's own: the SET clause puts it back on return.)
+    PERFORM set_config('search_path', format('%I, pg_catalog', (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                                                                 WHERE c.oid = relation)), true);
+    RETURN (SELECT c.oid FROM pg_class c WHERE c.oid = to_regclass(named) AND c.relkind = 'S');
+END
+$$;
+COMMENT ON FUNCTION @extschema@._column_sequence(regclass, smallint) IS
+    'internal: the sequence a column''s default calls nextval() on, given as a regclass or as a text (a name without a schema in the table''s); NULL if none';
 -- The conversions check that new ids lie above every value a column holds. Row-level security
 -- would hide rows from that check, and the check would pass on the rows it sees: a table owner
 -- under FORCE ROW LEVEL SECURITY, or a caller who is not the owner, is refused instead (42501).
@@ -1074,8 +1106,8 @@ BEGIN
         seq := relation;
         -- An inherited column whose parent's is among them is left to the parent's ALTER TABLE.
         WITH t AS (SELECT ad.adrelid::regclass AS rel, ad.adnum AS att
-                   FROM pg_depend dep JOIN pg_attrdef ad ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
-                   WHERE dep.refclassid = 'pg_class'::regclass AND dep.refobjid = seq
+                   FROM pg_attrdef ad
+                   WHERE @extschema@._column_sequence(ad.adrelid, ad.adnum) = seq
                    UNION
                    SELECT dep.refobjid::regclass, dep.refobjsubid::smallint
                    FROM pg_depend dep
@@ -1103,11 +1135,8 @@ BEGIN
         PERFORM @extschema@._refuse_inherited_column('snowflake_convert', relation, columns[1]);
         -- Its sequence: the one its default calls, else the one it owns (IDENTITY; a serial
         -- whose default was dropped).
-        SELECT dep.refobjid INTO seq
-        FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
-             JOIN pg_class c ON c.oid = dep.refobjid AND dep.refclassid = 'pg_class'::regclass AND c.relkind = 'S'
-        WHERE ad.adrelid = relation AND ad.adnum = columns[1];
-        seq := coalesce(seq, pg_get_serial_sequence(relation::text, column_name)::regclass);  -- (the name as it is, unquoted)
+        seq := coalesce(@extschema@._column_sequence(relation, columns[1]),
+                        pg_get_serial_sequence(relation::text, column_name)::regclass);  -- (the name as it is, unquoted)
     ELSIF kind IS NULL THEN
         RAISE EXCEPTION 'snowflake_convert: relation % does not exist', relation USING ERRCODE = 'undefined_table';
     ELSE
@@ -1149,8 +1178,7 @@ BEGIN
         END IF;
         col_default := @extschema@._column_default_text(tables[i], columns[i]);
         IF col_default IS NOT NULL AND col_default NOT LIKE 'GENERATED %'
-           AND NOT EXISTS (SELECT FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
-                           WHERE ad.adrelid = tables[i] AND ad.adnum = columns[i] AND dep.refobjid = seq)
+           AND NOT coalesce(@extschema@._column_sequence(tables[i], columns[i]) = seq, false)
            AND col_default NOT LIKE '%snowflake_next(%' THEN
             RAISE EXCEPTION 'snowflake_convert: column % of % has the default %, which takes no ids from a sequence',
                 quote_ident(@extschema@._column_name(tables[i], columns[i])), tables[i], col_default
