@@ -2,11 +2,13 @@
 # transaction, taking its locks in the order its foreign-key checks do (an insert or an update in
 # the referencing table locks it, then the referenced one; a delete in the referenced table locks
 # it, then the referencing one). 4 pgbench clients run them through a conversion that widens the
-# key and the column that references it; pgbench counts the failed transactions (a deadlock is
-# one: --max-tries stays 1, nothing is retried). With simple queries none fails. With server-side
-# prepared statements, what docs/migrating.md says: statements that return nothing of the widened
-# type go on; one that returns it aborts its client ("cached plan must not change result type");
-# a key already bigint converts without widening and every statement goes on.
+# key and the column that references it, begun while a slow read holds the table (so that
+# statements of both kinds come to wait for it); pgbench counts the failed transactions (a
+# deadlock is one: --max-tries stays 1, nothing is retried). With simple queries none fails. With
+# server-side prepared statements, what docs/migrating.md says: statements that return nothing of
+# the widened type go on; one that returns it aborts its client ("cached plan must not change
+# result type"); a key already bigint converts without widening and every statement goes on. Last,
+# the caller's lock_timeout bounds a conversion that a transaction left open keeps waiting.
 use strict;
 use warnings;
 use IPC::Run;
