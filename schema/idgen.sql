@@ -996,8 +996,10 @@ COMMENT ON FUNCTION @extschema@._lock_table_before(regclass, timestamptz) IS
 --   to wait for the conversion.
 -- - The conversion's own waits never reach its check, so it is never cancelled: an attempt that
 --   failed waits a random part of the budget (the statements it held up go on) and the next
---   begins with the table the last could not lock, waiting for it while holding nothing. The
---   caller's lock_timeout, when set, bounds all attempts together (55P03).
+--   begins with the table the last could not lock, waiting for it while holding nothing (of
+--   the conversion's: what the caller's transaction locked before the call, it holds, and
+--   docs/migrating.md asks for the call to come first). The caller's lock_timeout, when set,
+--   bounds all attempts together (55P03).
 -- - The first attempt locks the referencing tables before the ones they reference (the order of
 --   the commonest statements, inserts into the referencing tables), from the chain read once
 --   without locks; each attempt then walks the chain again under the locks, locking what that
