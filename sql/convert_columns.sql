@@ -2,7 +2,8 @@
 -- column whose sequence is not the first, a sequence with no column, a default set by hand, a
 -- sequence two tables share (pgEdge snowflake's conversion scenarios), integer columns widened
 -- only when asked (with the columns that reference them), new ids above the existing ones, the
--- owned sequences dropped and nothing else changed; uuid columns to uuid_v7(). idgen.node_id is 300.
+-- owned sequences dropped and nothing else changed; uuid columns to uuid_v7(); a default naming its
+-- sequence by a text; row-level security that would hide rows from the checks. idgen.node_id is 300.
 CREATE EXTENSION idgen;
 SET timezone = 'UTC';
 
@@ -181,8 +182,63 @@ CREATE TABLE up_1 PARTITION OF up FOR VALUES FROM ('2025-01-01') TO ('2026-01-01
 SELECT * FROM uuid_v7_convert('up_1', 'id');
 SELECT * FROM snowflake_convert('u', 'id');
 \set VERBOSITY default
+
+-- A default that names its sequence by a text, nextval('seq'::text) as older dumps and ORMs write
+-- it (read back as nextval(('seq'::text)::regclass)): that sequence is the column's, whether the
+-- table and column are given (the name without a schema, taken in the table's) or the sequence
+-- alone (the name with one). The owned one goes with the conversion; the other stays.
+CREATE TABLE textual (id bigint NOT NULL, n integer);
+CREATE SEQUENCE textual_id_seq OWNED BY textual.id;
+ALTER TABLE textual ALTER COLUMN id SET DEFAULT nextval('textual_id_seq'::text);
+CREATE SEQUENCE text_named_seq;
+CREATE TABLE textual2 (id bigint DEFAULT nextval('public.text_named_seq'::text));
+INSERT INTO textual (n) VALUES (1);
+INSERT INTO textual2 DEFAULT VALUES;
+SELECT * FROM snowflake_convert('textual', 'id');
+SELECT converted_table, converted_column, default_before FROM snowflake_convert('text_named_seq');
+INSERT INTO textual (n) VALUES (2) RETURNING id > 2 AS snowflake_id;
+SELECT relname, relkind FROM pg_class WHERE relname IN ('textual_id_seq', 'text_named_seq') ORDER BY 1;
+
+-- Row-level security: the check that new ids lie above every value must see every row. Each
+-- table holds a value above the new ids in a row its policy hides. A superuser sees it (55000);
+-- the owner under FORCE ROW LEVEL SECURITY would not, and is refused (42501) instead of
+-- converting; without FORCE the owner sees every row and is refused as the superuser is.
+CREATE ROLE regress_convert_owner;
+CREATE TABLE rls_keys (id bigserial PRIMARY KEY, who text NOT NULL);
+INSERT INTO rls_keys (who) VALUES ('visible');
+INSERT INTO rls_keys VALUES (9000000000000000000, 'hidden');
+CREATE TABLE rls_uuids (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), who text NOT NULL);
+INSERT INTO rls_uuids (who) VALUES ('visible');
+INSERT INTO rls_uuids VALUES (uuid_v7_at(now() + interval '1 day'), 'hidden');
+ALTER TABLE rls_keys ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+ALTER TABLE rls_uuids ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+CREATE POLICY only_visible ON rls_keys USING (who = 'visible');
+CREATE POLICY only_visible ON rls_uuids USING (who = 'visible');
+ALTER TABLE rls_keys OWNER TO regress_convert_owner;
+ALTER TABLE rls_uuids OWNER TO regress_convert_owner;
+SELECT snowflake_create('rls_keys_id_seq');  -- (making one needs EXECUTE on snowflake_create)
+\set VERBOSITY sqlstate
+SELECT * FROM snowflake_convert('rls_keys', 'id');
+SELECT * FROM uuid_v7_convert('rls_uuids', 'id');
+SET ROLE regress_convert_owner;
+SELECT count(*) AS rows_the_owner_sees FROM rls_keys;
+\set VERBOSITY default
+\set SHOW_CONTEXT never
+SELECT * FROM snowflake_convert('rls_keys', 'id');
+SELECT * FROM uuid_v7_convert('rls_uuids', 'id');
+\set SHOW_CONTEXT errors
+ALTER TABLE rls_keys NO FORCE ROW LEVEL SECURITY;
+ALTER TABLE rls_uuids NO FORCE ROW LEVEL SECURITY;
+\set VERBOSITY sqlstate
+SELECT * FROM snowflake_convert('rls_keys', 'id');
+SELECT * FROM uuid_v7_convert('rls_uuids', 'id');
+\set VERBOSITY default
+RESET ROLE;
+SELECT column_default FROM information_schema.columns WHERE table_name IN ('rls_keys', 'rls_uuids') AND column_name = 'id' ORDER BY table_name;
+
 DROP VIEW viewed_next;
 DROP TABLE t1, t2, t3, t4, t5, child, parent, big, u, u2, "Mixed", parted, own1, own2, viewed, js_keys,
-    a3, a2, a1, k1, ie_user, ie, up;
-DROP SEQUENCE seq_1, favorite_seq, other_seq;
+    a3, a2, a1, k1, ie_user, ie, up, textual, textual2, rls_keys, rls_uuids;
+DROP SEQUENCE seq_1, favorite_seq, other_seq, text_named_seq;
+DROP ROLE regress_convert_owner;
 DROP EXTENSION idgen;

@@ -1,6 +1,9 @@
 -- idgen 0.9.9: the functions idgen calls itself move to a schema of their own, idgen_internal, so
 -- that \df and the extension's schema show what users call; the function a Citus worker uses to
--- take a sequencer from its coordinator runs only as its owner.
+-- take a sequencer from its coordinator runs only as its owner; the decoders of a layout given
+-- explicitly take the layout's own node count by default; snowflake_convert takes its locks in
+-- attempts that no application statement fails on, refuses where row security hides rows (so
+-- does uuid_v7_convert), and reads nextval('seq'::text).
 
 \echo Use "ALTER EXTENSION idgen UPDATE" to load this file. \quit
 
@@ -29,6 +32,129 @@ ALTER FUNCTION @extschema@._column_name(regclass, smallint) SET SCHEMA idgen_int
 ALTER FUNCTION @extschema@._column_type(regclass, smallint) SET SCHEMA idgen_internal;
 ALTER FUNCTION @extschema@._column_number(regclass, name) SET SCHEMA idgen_internal;
 ALTER FUNCTION @extschema@._refuse_inherited_column(text, regclass, smallint) SET SCHEMA idgen_internal;
+
+-- New helpers of the conversions: the text form of nextval read, row security refused, and the
+-- locks taken in attempts that never make an application statement fail.
+CREATE FUNCTION idgen_internal._column_sequence(relation regclass, attnum smallint) RETURNS regclass
+    LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found regclass;
+    named text;
+BEGIN
+    SELECT dep.refobjid INTO found
+    FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
+         JOIN pg_class c ON c.oid = dep.refobjid AND dep.refclassid = 'pg_class'::regclass AND c.relkind = 'S'
+    WHERE ad.adrelid = relation AND ad.adnum = _column_sequence.attnum;
+    IF found IS NOT NULL THEN
+        RETURN found;
+    END IF;
+    named := replace(substring(idgen_internal._column_default_text(relation, attnum)
+                               FROM $re$^nextval\(\('((?:[^']|'')*)'::text\)::regclass\)\Z$re$), '''''', '''');
+    IF named IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- (search_path is this function's own: the SET clause puts it back on return.)
+    PERFORM set_config('search_path', format('%I, pg_catalog', (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                                                                 WHERE c.oid = relation)), true);
+    RETURN (SELECT c.oid FROM pg_class c WHERE c.oid = to_regclass(named) AND c.relkind = 'S');
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._column_sequence(regclass, smallint) IS
+    'internal: the sequence a column''s default calls nextval() on, given as a regclass or as a text (a name without a schema in the table''s); NULL if none';
+CREATE FUNCTION idgen_internal._refuse_row_security(caller text, relation regclass) RETURNS void
+    LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF row_security_active(relation) THEN
+        RAISE EXCEPTION '%: row-level security hides rows of % from %', caller, relation, current_user
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'New ids must lie above every value the column holds, and the check would see only the rows the policies let through.',
+                  HINT = format('Run it as a superuser or a role with BYPASSRLS, or as the owner with ALTER TABLE %s NO FORCE ROW LEVEL SECURITY before it and FORCE ROW LEVEL SECURITY after it in the same transaction.', relation);
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._refuse_row_security(text, regclass) IS
+    'internal: 42501 when row-level security would hide rows of the table from the current user''s queries';
+CREATE FUNCTION idgen_internal._lock_table_before(relation regclass, deadline timestamptz) RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM set_config('lock_timeout',
+        greatest(1, floor(extract(epoch FROM deadline - clock_timestamp()) * 1000
+                          / (WITH RECURSIVE tree (rel) AS (SELECT relation::oid
+                                                           UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.rel)
+                             SELECT count(*) FROM tree)))::text, true);
+    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', relation);
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._lock_table_before(regclass, timestamptz) IS
+    'internal: LOCK TABLE ... IN ACCESS EXCLUSIVE MODE, waiting until deadline at most (55P03 then); leaves lock_timeout set';
+CREATE FUNCTION idgen_internal._lock_for_conversion(caller text, tables regclass[], columns smallint[], lock_referencing boolean)
+    RETURNS TABLE (rel regclass, att smallint)
+    LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    callers_lock_timeout text := current_setting('lock_timeout');
+    give_up_at timestamptz := CASE WHEN current_setting('lock_timeout')::interval > '0' THEN clock_timestamp() + current_setting('lock_timeout')::interval END;
+    budget interval := least(current_setting('deadlock_timeout')::interval / 2, interval '1 second');
+    attempt_ends timestamptz;
+    reading_order boolean := true;    -- the first pass reads the chain without locks
+    lock_first regclass[] := '{}';    -- the order of the next attempt's first locks
+    locking regclass;
+    chain_tables regclass[];
+    chain_columns smallint[];
+    referencing record;
+    i integer;
+BEGIN
+    LOOP
+        BEGIN
+            attempt_ends := clock_timestamp() + budget;
+            FOREACH locking IN ARRAY lock_first LOOP
+                PERFORM idgen_internal._lock_table_before(locking, attempt_ends);
+            END LOOP;
+            chain_tables := tables;
+            chain_columns := columns;
+            i := 1;
+            WHILE i <= array_length(chain_tables, 1) LOOP
+                IF NOT reading_order AND (i <= array_length(tables, 1) OR lock_referencing) THEN
+                    locking := chain_tables[i];
+                    PERFORM idgen_internal._lock_table_before(locking, attempt_ends);
+                END IF;
+                FOR referencing IN
+                    SELECT fk.conrelid::regclass AS rel, fk.conkey[array_position(fk.confkey, chain_columns[i])] AS att
+                    FROM pg_constraint fk
+                    WHERE fk.contype = 'f' AND fk.confrelid = chain_tables[i] AND chain_columns[i] = ANY (fk.confkey)
+                      AND fk.conparentid = 0
+                LOOP
+                    CONTINUE WHEN (referencing.rel, referencing.att) IN (SELECT * FROM unnest(chain_tables, chain_columns));
+                    chain_tables := chain_tables || referencing.rel;
+                    chain_columns := chain_columns || referencing.att;
+                END LOOP;
+                i := i + 1;
+            END LOOP;
+            IF NOT reading_order THEN
+                PERFORM set_config('lock_timeout', callers_lock_timeout, true);
+                RETURN QUERY SELECT * FROM unnest(chain_tables, chain_columns);
+                RETURN;
+            END IF;
+            reading_order := false;
+            lock_first := (SELECT array_agg(t.rel ORDER BY t.n DESC) FROM unnest(chain_tables) WITH ORDINALITY t (rel, n)
+                           WHERE t.n <= array_length(tables, 1) OR lock_referencing);
+            CONTINUE;
+        EXCEPTION WHEN lock_not_available THEN
+            lock_first := locking || array_remove(lock_first, locking);
+        END;
+        IF clock_timestamp() >= give_up_at THEN
+            RAISE EXCEPTION '%: could not lock % within lock_timeout (%)', caller, locking, callers_lock_timeout
+                USING ERRCODE = 'lock_not_available';
+        END IF;
+        PERFORM pg_sleep(random() * extract(epoch FROM budget));
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._lock_for_conversion(text, regclass[], smallint[], boolean) IS
+    'internal: ACCESS EXCLUSIVE on the tables to convert (and on those referencing them by a foreign key, down the chain, if lock_referencing), in attempts that never wait long enough to close a deadlock; the chain of columns';
 
 -- The decoders of a layout given explicitly take the layout's own node count where none is given
 -- (max_nodes 0, the new default), as snowflake_create does.
@@ -231,7 +357,6 @@ DECLARE
     narrow_columns smallint[] := '{}';  -- that reference them by a foreign key, directly or not
     chain_tables regclass[];            -- the converted columns and every column that references
     chain_columns smallint[];           -- them by a foreign key, directly or not
-    referencing record;
     chosen text;
     col_default text;
     new_default text;
@@ -253,8 +378,8 @@ BEGIN
         seq := relation;
         -- An inherited column whose parent's is among them is left to the parent's ALTER TABLE.
         WITH t AS (SELECT ad.adrelid::regclass AS rel, ad.adnum AS att
-                   FROM pg_depend dep JOIN pg_attrdef ad ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
-                   WHERE dep.refclassid = 'pg_class'::regclass AND dep.refobjid = seq
+                   FROM pg_attrdef ad
+                   WHERE idgen_internal._column_sequence(ad.adrelid, ad.adnum) = seq
                    UNION
                    SELECT dep.refobjid::regclass, dep.refobjsubid::smallint
                    FROM pg_depend dep
@@ -282,11 +407,8 @@ BEGIN
         PERFORM idgen_internal._refuse_inherited_column('snowflake_convert', relation, columns[1]);
         -- Its sequence: the one its default calls, else the one it owns (IDENTITY; a serial
         -- whose default was dropped).
-        SELECT dep.refobjid INTO seq
-        FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
-             JOIN pg_class c ON c.oid = dep.refobjid AND dep.refclassid = 'pg_class'::regclass AND c.relkind = 'S'
-        WHERE ad.adrelid = relation AND ad.adnum = columns[1];
-        seq := coalesce(seq, pg_get_serial_sequence(relation::text, column_name)::regclass);  -- (the name as it is, unquoted)
+        seq := coalesce(idgen_internal._column_sequence(relation, columns[1]),
+                        pg_get_serial_sequence(relation::text, column_name)::regclass);  -- (the name as it is, unquoted)
     ELSIF kind IS NULL THEN
         RAISE EXCEPTION 'snowflake_convert: relation % does not exist', relation USING ERRCODE = 'undefined_table';
     ELSE
@@ -307,14 +429,14 @@ BEGIN
         END LOOP;
     END IF;
 
-    -- Locks before any value is read: the tables to convert here, then (below, once their types
-    -- are known) the tables whose referencing columns are widened, in the order an application
-    -- writes a row and then the rows that reference it. A transaction that takes them the other
-    -- way round can still meet this one in a deadlock; PostgreSQL then cancels one of the two
-    -- (40P01), and nothing is half done.
-    FOR i IN 1 .. array_length(tables, 1) LOOP
-        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tables[i]);
-    END LOOP;
+    -- Locks before any value is read: the tables to convert and, when it may widen, every table
+    -- that references them (ALTER COLUMN ... TYPE rewrites the referencing tables and rebuilds
+    -- their foreign keys), whether or not a column of it turns out narrow: types are read under
+    -- the locks. How they are taken without cancelling the applications' statements:
+    -- _lock_for_conversion. The columns that reference the converted ones, directly or down the
+    -- chain, hold the same ids: each one narrower than bigint is widened with them.
+    SELECT array_agg(c.rel), array_agg(c.att) INTO chain_tables, chain_columns
+    FROM idgen_internal._lock_for_conversion('snowflake_convert', tables, columns, widen) c;
 
     -- What each column holds and may hold: a whole number type, and a default that is a
     -- sequence's, an IDENTITY, none, or already a sequencer's.
@@ -328,8 +450,7 @@ BEGIN
         END IF;
         col_default := idgen_internal._column_default_text(tables[i], columns[i]);
         IF col_default IS NOT NULL AND col_default NOT LIKE 'GENERATED %'
-           AND NOT EXISTS (SELECT FROM pg_attrdef ad JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = ad.oid
-                           WHERE ad.adrelid = tables[i] AND ad.adnum = columns[i] AND dep.refobjid = seq)
+           AND NOT coalesce(idgen_internal._column_sequence(tables[i], columns[i]) = seq, false)
            AND col_default NOT LIKE '%snowflake_next(%' THEN
             RAISE EXCEPTION 'snowflake_convert: column % of % has the default %, which takes no ids from a sequence',
                 quote_ident(idgen_internal._column_name(tables[i], columns[i])), tables[i], col_default
@@ -351,32 +472,16 @@ BEGIN
             narrow_columns := narrow_columns || columns[i];
         END IF;
     END LOOP;
-    -- Columns that reference them by a foreign key hold the same ids, and so do the columns that
-    -- reference those, down the chain: each one narrower than bigint is widened with them.
-    chain_tables := tables;
-    chain_columns := columns;
-    i := 1;
-    WHILE i <= array_length(chain_tables, 1) LOOP
-        FOR referencing IN
-            SELECT fk.conrelid::regclass AS rel, fk.conkey[array_position(fk.confkey, chain_columns[i])] AS att
-            FROM pg_constraint fk
-            WHERE fk.contype = 'f' AND fk.confrelid = chain_tables[i] AND chain_columns[i] = ANY (fk.confkey)
-              AND fk.conparentid = 0
-        LOOP
-            CONTINUE WHEN (referencing.rel, referencing.att) IN (SELECT * FROM unnest(chain_tables, chain_columns));
-            chain_tables := chain_tables || referencing.rel;
-            chain_columns := chain_columns || referencing.att;
-            CONTINUE WHEN idgen_internal._column_type(referencing.rel, referencing.att) = 'bigint'::regtype;
-            IF idgen_internal._column_type(referencing.rel, referencing.att) NOT IN ('smallint'::regtype, 'integer'::regtype) THEN
-                RAISE EXCEPTION 'snowflake_convert: column % of %, which references the converted ids, is of type %',
-                    quote_ident(idgen_internal._column_name(referencing.rel, referencing.att)), referencing.rel,
-                    idgen_internal._column_type(referencing.rel, referencing.att)
-                    USING ERRCODE = 'datatype_mismatch', HINT = 'Make it bigint first.';
-            END IF;
-            narrow_tables := narrow_tables || referencing.rel;
-            narrow_columns := narrow_columns || referencing.att;
-        END LOOP;
-        i := i + 1;
+    FOR i IN array_length(tables, 1) + 1 .. coalesce(array_length(chain_tables, 1), 0) LOOP
+        CONTINUE WHEN idgen_internal._column_type(chain_tables[i], chain_columns[i]) = 'bigint'::regtype;
+        IF idgen_internal._column_type(chain_tables[i], chain_columns[i]) NOT IN ('smallint'::regtype, 'integer'::regtype) THEN
+            RAISE EXCEPTION 'snowflake_convert: column % of %, which references the converted ids, is of type %',
+                quote_ident(idgen_internal._column_name(chain_tables[i], chain_columns[i])), chain_tables[i],
+                idgen_internal._column_type(chain_tables[i], chain_columns[i])
+                USING ERRCODE = 'datatype_mismatch', HINT = 'Make it bigint first.';
+        END IF;
+        narrow_tables := narrow_tables || chain_tables[i];
+        narrow_columns := narrow_columns || chain_columns[i];
     END LOOP;
     IF array_length(narrow_tables, 1) > 0 AND NOT widen THEN
         RAISE EXCEPTION 'snowflake_convert: column % of % is %, too narrow for Snowflake ids',
@@ -386,13 +491,11 @@ BEGIN
                   DETAIL = format('Snowflake ids are above 2^31 (%s of the columns to change are narrower than bigint).', array_length(narrow_tables, 1)),
                   HINT = 'Call it with widen => true: the columns, and those that reference them by a foreign key, become bigint (the tables are rewritten).';
     END IF;
-    FOR i IN 1 .. coalesce(array_length(narrow_tables, 1), 0) LOOP
-        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', narrow_tables[i]);
-    END LOOP;
 
     -- New ids lie above every existing value: the columns' and the sequence's last.
     highest := CASE WHEN seq IS NOT NULL THEN pg_sequence_last_value(seq) END;
     FOR i IN 1 .. array_length(tables, 1) LOOP
+        PERFORM idgen_internal._refuse_row_security('snowflake_convert', tables[i]);
         EXECUTE format('SELECT max(%I)::numeric FROM %s', idgen_internal._column_name(tables[i], columns[i]), tables[i]) INTO column_highest;
         highest := greatest(highest, column_highest);
     END LOOP;
@@ -473,7 +576,9 @@ BEGIN
             idgen_internal._column_type(relation, att)
             USING ERRCODE = 'datatype_mismatch', HINT = 'For a whole number column use snowflake_convert.';
     END IF;
+    -- Its one lock, waited for while holding none of the conversion's: no cycle to close.
     EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', relation);
+    PERFORM idgen_internal._refuse_row_security('uuid_v7_convert', relation);
     -- New ids lie above the version-7 values there are (gen_random_uuid()'s version-4 ones and
     -- others differ from every version-7 UUID in their version digit, and have no order to keep).
     EXECUTE format('SELECT %1$I FROM %2$s WHERE %1$I >= $1 AND %3$s.uuid_version(%1$I) = 7 LIMIT 1',
