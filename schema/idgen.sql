@@ -1226,10 +1226,9 @@ CREATE TABLE @extschema@.idgen_backfill_runs (
     max_replication_lag bigint,
     phase text NOT NULL CHECK (phase IN ('first pass', 'final pass', 'done')),
     waiting boolean NOT NULL DEFAULT false,
-    -- The run that works on it: its backend (pid and start) and when it claimed the row; a run
-    -- whose backend has moved on to another statement, or ended, has stopped.
+    -- The run that works on it: its backend and when it claimed the row; a run whose backend
+    -- has moved on to another statement, or ended, has stopped.
     pid integer NOT NULL,
-    backend_start timestamptz NOT NULL,
     claimed_at timestamptz NOT NULL,
     -- The first pass: the leaf partition it is in (the table itself when not partitioned), the
     -- last key it reached there (the primary key's columns as a JSON object, or {"block": n}
@@ -1275,18 +1274,20 @@ COMMENT ON FUNCTION idgen_internal._in_transaction_block() IS
     'internal: whether this statement runs inside a transaction block (BEGIN, or several statements in one query)';
 
 -- Whether the run that claimed a progress row still runs: its backend is there and still runs
--- the statement (the CALL) that claimed it. Where this role may not see that backend's statement
--- (another role's, without pg_read_all_stats) it counts as running: a second run then waits for
--- the owner of that session rather than risk two runs on the same rows.
-CREATE FUNCTION idgen_internal._backfill_run_is_live(pid integer, backend_start timestamptz, claimed_at timestamptz)
+-- the statement (the CALL) that claimed it, one that started before the claim (so not a later
+-- backend that got the same pid). This backend runs the present statement, so no run of its
+-- own. Where this role may not see the other backend's statement (another role's, without
+-- pg_read_all_stats) it counts as running: a second run then waits for that session rather
+-- than risk two runs on the same rows.
+CREATE FUNCTION idgen_internal._backfill_run_is_live(pid integer, claimed_at timestamptz)
     RETURNS boolean
     LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
-    RETURN EXISTS (SELECT FROM pg_stat_activity a
+    RETURN pid <> pg_backend_pid()
+       AND EXISTS (SELECT FROM pg_stat_activity a
                    WHERE a.pid = _backfill_run_is_live.pid
-                     AND (a.backend_start IS NULL
-                          OR (a.backend_start = _backfill_run_is_live.backend_start AND a.state = 'active'
-                              AND a.query_start <= _backfill_run_is_live.claimed_at)));
-COMMENT ON FUNCTION idgen_internal._backfill_run_is_live(integer, timestamptz, timestamptz) IS
+                     AND (a.query_start IS NULL
+                          OR (a.state = 'active' AND a.query_start <= _backfill_run_is_live.claimed_at)));
+COMMENT ON FUNCTION idgen_internal._backfill_run_is_live(integer, timestamptz) IS
     'internal: whether a backfill run (its backend and claim) is still running';
 
 -- The worst lag of a replica: in bytes of WAL not yet replayed by a standby (pg_stat_replication;
@@ -1486,12 +1487,15 @@ DECLARE
     existed boolean;
     claimed timestamptz;
     estimate bigint;
+    leaf regclass;
+    leaf_rows double precision;
+    null_share double precision;
 BEGIN
     PERFORM pg_advisory_xact_lock(1768187746, (root::oid::bigint - 2147483648)::integer);   -- 1768187746: 'idgb'
     SELECT * INTO other FROM @extschema@.idgen_backfill_runs o
     WHERE o.id_column = _backfill_claim.id_column AND o.phase <> 'done'
       AND (o.relation = _backfill_claim.relation OR o.relation = ANY (tree))
-      AND idgen_internal._backfill_run_is_live(o.pid, o.backend_start, o.claimed_at)
+      AND idgen_internal._backfill_run_is_live(o.pid, o.claimed_at)
     LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'idgen_backfill: column % of % is being backfilled by process %', quote_ident(id_column), other.relation, other.pid
@@ -1512,27 +1516,35 @@ BEGIN
     claimed := clock_timestamp();
     IF existed AND run.phase <> 'done' THEN   -- resume where the last batch that committed left it
         UPDATE @extschema@.idgen_backfill_runs r
-        SET pid = pg_backend_pid(), backend_start = (SELECT a.backend_start FROM pg_stat_activity a WHERE a.pid = pg_backend_pid()),
-            claimed_at = claimed, waiting = false, batch_rows = _backfill_claim.batch_rows, pause = _backfill_claim.pause,
+        SET pid = pg_backend_pid(), claimed_at = claimed, waiting = false, batch_rows = _backfill_claim.batch_rows, pause = _backfill_claim.pause,
             max_replication_lag = _backfill_claim.max_replication_lag
         WHERE r.relation = _backfill_claim.relation AND r.id_column = _backfill_claim.id_column;
         RETURN claimed;
     END IF;
     -- A new run. The rows it has to fill, estimated as the planner does: each leaf's rows
     -- (pg_class.reltuples) times the column's share of NULLs (pg_stats; all of them where the
-    -- column has no statistics yet, as a column just added). After a finished run it starts with
-    -- the final pass: its first pass went through every row, and what is NULL now is what came in
-    -- since.
-    estimate := (SELECT coalesce(sum(greatest(c.reltuples, 0) * coalesce(s.null_frac, 1)), 0)::bigint
-                 FROM unnest(idgen_internal._backfill_leaves(relation)) l (leaf)
-                 JOIN pg_class c ON c.oid = l.leaf JOIN pg_namespace n ON n.oid = c.relnamespace
-                 LEFT JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = id_column);
+    -- column has no statistics yet, as a column just added); counted in a leaf never analyzed
+    -- (reltuples -1), which autovacuum leaves so only while it is small. After a finished run it
+    -- starts with the final pass: its first pass went through every row, and what is NULL now
+    -- is what came in since.
+    estimate := 0;
+    FOR leaf, leaf_rows, null_share IN
+        SELECT l.leaf, c.reltuples, coalesce(s.null_frac, 1)
+        FROM unnest(idgen_internal._backfill_leaves(relation)) l (leaf)
+        JOIN pg_class c ON c.oid = l.leaf JOIN pg_namespace n ON n.oid = c.relnamespace
+        LEFT JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = id_column
+    LOOP
+        IF leaf_rows < 0 THEN
+            EXECUTE format('SELECT count(*) FROM ONLY %s WHERE %I IS NULL', leaf, id_column) INTO leaf_rows;
+            null_share := 1;
+        END IF;
+        estimate := estimate + (leaf_rows * null_share)::bigint;
+    END LOOP;
     DELETE FROM @extschema@.idgen_backfill_runs r WHERE r.relation = _backfill_claim.relation AND r.id_column = _backfill_claim.id_column;
     INSERT INTO @extschema@.idgen_backfill_runs (relation, id_column, generator, time_column, batch_rows, pause, max_replication_lag,
-                                                 phase, pid, backend_start, claimed_at, rows_estimate, started_at)
+                                                 phase, pid, claimed_at, rows_estimate, started_at)
     VALUES (relation, id_column, generator, time_column, batch_rows, pause, max_replication_lag,
-            CASE WHEN existed THEN 'final pass' ELSE 'first pass' END, pg_backend_pid(),
-            (SELECT a.backend_start FROM pg_stat_activity a WHERE a.pid = pg_backend_pid()), claimed, estimate, claimed);
+            CASE WHEN existed THEN 'final pass' ELSE 'first pass' END, pg_backend_pid(), claimed, estimate, claimed);
     RETURN claimed;
 END
 $$;
@@ -1779,7 +1791,7 @@ COMMENT ON PROCEDURE @extschema@.idgen_backfill(regclass, name, text, name, inte
 CREATE VIEW @extschema@.idgen_backfill_progress AS
 SELECT r.relation, r.id_column, r.generator, r.time_column,
        CASE WHEN r.phase = 'done' THEN 'done'
-            WHEN NOT idgen_internal._backfill_run_is_live(r.pid, r.backend_start, r.claimed_at) THEN 'stopped'
+            WHEN NOT idgen_internal._backfill_run_is_live(r.pid, r.claimed_at) THEN 'stopped'
             WHEN r.waiting THEN 'waiting for replicas'
             ELSE r.phase END AS state,
        r.phase, r.pid, r.current_partition AS partition, r.rows_done,
