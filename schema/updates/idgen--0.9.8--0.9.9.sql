@@ -3,7 +3,8 @@
 -- take a sequencer from its coordinator runs only as its owner; the decoders of a layout given
 -- explicitly take the layout's own node count by default; snowflake_convert takes its locks in
 -- attempts that no application statement fails on, refuses where row security hides rows (so
--- does uuid_v7_convert), and reads nextval('seq'::text).
+-- does uuid_v7_convert), and reads nextval('seq'::text); CALL idgen_backfill, the online backfill
+-- of a large table in batches, with its progress table and view.
 
 \echo Use "ALTER EXTENSION idgen UPDATE" to load this file. \quit
 
@@ -600,3 +601,607 @@ BEGIN
     RETURN NEXT;
 END
 $$;
+
+-- ---- Backfilling a large table online ------------------------------------------------------------
+-- CALL idgen_backfill(table, id column, generator, time column) fills the NULLs of a column with
+-- ids in batches, each batch its own transaction, as the plain UPDATE of the docs would in one
+-- (docs/operations.md, "Backfilling a large table online"). It is a PL/pgSQL procedure: COMMIT
+-- between batches needs one, and one that commits may have no SET clause, so it and the helpers
+-- it calls that run the caller's UPDATE (whose triggers must see the caller's settings) name
+-- everything with its schema; the helpers that touch only catalogs and the progress table set
+-- search_path as the rest of this file does.
+--
+-- One row per table and column: where its run is and how far it got. It is written in the
+-- transaction of each batch, so the rows a batch filled and the progress that counts them commit
+-- together or not at all: a run stopped anywhere (cancel, error, crash, failover) resumes from
+-- the last batch that committed, and the NULL filter makes a batch done twice fill nothing twice.
+CREATE TABLE @extschema@.idgen_backfill_runs (
+    relation regclass NOT NULL,
+    id_column name NOT NULL,
+    generator text NOT NULL,
+    time_column name,
+    batch_rows integer NOT NULL,
+    pause interval NOT NULL,
+    max_replication_lag bigint,
+    phase text NOT NULL CHECK (phase IN ('first pass', 'final pass', 'done')),
+    waiting boolean NOT NULL DEFAULT false,
+    -- The run that works on it: its backend and when it claimed the row; a run whose backend
+    -- has moved on to another statement, or ended, has stopped.
+    pid integer NOT NULL,
+    claimed_at timestamptz NOT NULL,
+    -- The first pass: the leaf partition it is in (the table itself when not partitioned), the
+    -- last key it reached there (the primary key's columns as a JSON object, or {"block": n}
+    -- where the leaf has no primary key), and the leaves it finished.
+    current_partition regclass,
+    last_key jsonb,
+    partitions_done regclass[] NOT NULL DEFAULT '{}',
+    rows_estimate bigint NOT NULL,
+    rows_done bigint NOT NULL DEFAULT 0,
+    batches bigint NOT NULL DEFAULT 0,
+    lag_waits bigint NOT NULL DEFAULT 0,
+    lag_waited interval NOT NULL DEFAULT '0',
+    working_time interval NOT NULL DEFAULT '0',
+    started_at timestamptz NOT NULL,
+    last_batch_at timestamptz,
+    finished_at timestamptz,
+    PRIMARY KEY (relation, id_column)
+);
+COMMENT ON TABLE @extschema@.idgen_backfill_runs IS
+    'The runs of idgen_backfill, one row per table and column, written with each batch (read the view idgen_backfill_progress; DELETE a row to start that backfill over)';
+
+-- Who may write which row: the procedure runs as its caller (it writes the caller's table with
+-- the caller's rights), so the progress table is open to every role, and row-level security
+-- keeps each role to the rows of tables it owns (as PostgreSQL counts owning: being a member
+-- with the owner's privileges). A role that could write another table's row could stop that
+-- run (55006 at its next batch) or make it skip rows; one that owns the table could do as much
+-- with its own UPDATE. Everyone reads every row, as pg_stat_progress_* shows every command.
+CREATE FUNCTION idgen_internal._backfill_owns(relation regclass) RETURNS boolean
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+    RETURN coalesce((SELECT pg_has_role(c.relowner, 'USAGE') FROM pg_class c WHERE c.oid = relation), false);
+COMMENT ON FUNCTION idgen_internal._backfill_owns(regclass) IS
+    'internal: whether the current role owns the table (has its owner''s privileges)';
+ALTER TABLE @extschema@.idgen_backfill_runs ENABLE ROW LEVEL SECURITY;
+CREATE POLICY readers ON @extschema@.idgen_backfill_runs FOR SELECT USING (true);
+CREATE POLICY owners ON @extschema@.idgen_backfill_runs FOR ALL
+    USING (idgen_internal._backfill_owns(relation)) WITH CHECK (idgen_internal._backfill_owns(relation));
+GRANT SELECT, INSERT, UPDATE, DELETE ON @extschema@.idgen_backfill_runs TO PUBLIC;
+
+CREATE FUNCTION idgen_internal._in_transaction_block() RETURNS boolean
+    AS 'MODULE_PATHNAME', 'idgen_in_transaction_block'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION idgen_internal._in_transaction_block() IS
+    'internal: whether this statement runs inside a transaction block (BEGIN, or several statements in one query)';
+
+-- Whether the run that claimed a progress row still runs: its backend is there and still runs
+-- the statement (the CALL) that claimed it, one that started before the claim (so not a later
+-- backend that got the same pid). This backend runs the present statement, so no run of its
+-- own. Where this role may not see the other backend's statement (another role's, without
+-- pg_read_all_stats) it counts as running: a second run then waits for that session rather
+-- than risk two runs on the same rows.
+CREATE FUNCTION idgen_internal._backfill_run_is_live(pid integer, claimed_at timestamptz)
+    RETURNS boolean
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+    RETURN pid <> pg_backend_pid()
+       AND EXISTS (SELECT FROM pg_stat_activity a
+                   WHERE a.pid = _backfill_run_is_live.pid
+                     AND (a.query_start IS NULL
+                          OR (a.state = 'active' AND a.query_start <= _backfill_run_is_live.claimed_at)));
+COMMENT ON FUNCTION idgen_internal._backfill_run_is_live(integer, timestamptz) IS
+    'internal: whether a backfill run (its backend and claim) is still running';
+
+-- The worst lag of a replica: in bytes of WAL not yet replayed by a standby (pg_stat_replication;
+-- a standby that has reported no replay yet counts as all of it), or not yet confirmed by a
+-- logical slot's consumer (its slot holds that WAL; a slot whose WAL is lost holds none). Bytes,
+-- not replay_lag: replay_lag is measured only when a standby reports, and shows the last lag
+-- measured while nothing is written, where the bytes are exact.
+CREATE FUNCTION idgen_internal._backfill_replication_lag(OUT lag bigint, OUT laggard text)
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+SELECT l.lag, l.laggard FROM (
+    SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), coalesce(r.replay_lsn, '0/0'))::bigint,
+           format('standby %s (pid %s)', r.application_name, r.pid)
+    FROM pg_stat_replication r
+    UNION ALL
+    SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), s.confirmed_flush_lsn)::bigint, format('logical slot %s', s.slot_name)
+    FROM pg_replication_slots s
+    WHERE s.slot_type = 'logical' AND s.confirmed_flush_lsn IS NOT NULL AND s.wal_status IS DISTINCT FROM 'lost'
+) l (lag, laggard)
+ORDER BY l.lag DESC LIMIT 1
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_replication_lag() IS
+    'internal: the largest replay lag of a standby or confirmed-flush lag of a logical slot, in bytes, and whose';
+
+-- The leaves a backfill goes through, one keyset each: a partitioned table's leaf partitions in
+-- the order they were made, or the table itself (ONLY: a plain table's inheritance children are
+-- backfilled each on its own).
+CREATE FUNCTION idgen_internal._backfill_leaves(relation regclass) RETURNS regclass[]
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    foreign_leaf regclass;
+BEGIN
+    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = relation) <> 'p' THEN
+        RETURN ARRAY[relation];
+    END IF;
+    SELECT t.relid INTO foreign_leaf FROM pg_partition_tree(relation) t JOIN pg_class c ON c.oid = t.relid
+    WHERE t.isleaf AND c.relkind <> 'r' LIMIT 1;
+    IF foreign_leaf IS NOT NULL THEN
+        RAISE EXCEPTION 'idgen_backfill: partition % of % is not a table', foreign_leaf, relation
+            USING ERRCODE = 'feature_not_supported', HINT = 'Backfill it where its rows are, and its sibling partitions one by one.';
+    END IF;
+    RETURN coalesce((SELECT array_agg(t.relid ORDER BY t.relid) FROM pg_partition_tree(relation) t WHERE t.isleaf), '{}');
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_leaves(regclass) IS
+    'internal: the tables a backfill of a table goes through: its leaf partitions, or itself';
+
+-- The columns of a leaf's primary key, in the key's order; NULL where it has none.
+CREATE FUNCTION idgen_internal._backfill_key(leaf regclass) RETURNS name[]
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+    RETURN (SELECT array_agg(a.attname ORDER BY k.ord)
+            FROM pg_index i, unnest(i.indkey::int2[]) WITH ORDINALITY k (attnum, ord)
+            JOIN pg_attribute a ON a.attnum = k.attnum
+            WHERE i.indrelid = leaf AND i.indisprimary AND a.attrelid = leaf);
+COMMENT ON FUNCTION idgen_internal._backfill_key(regclass) IS
+    'internal: the primary key columns of a table, NULL when it has none';
+
+-- Everything idgen_backfill checks before it claims a run, each with its SQLSTATE; returns the
+-- expression that makes one row's id (the generator, given the row's time column; every name
+-- quoted, the generator's argument a literal), or NULL where the column cannot hold a NULL.
+CREATE FUNCTION idgen_internal._backfill_check(relation regclass, id_column name, generator text,
+        time_column name, batch_rows integer, pause interval, max_replication_lag bigint, notice_every integer)
+    RETURNS text
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    kind "char";
+    id_att smallint;
+    id_type regtype;
+    time_type regtype;
+    gen text := split_part(generator, ':', 1);
+    arg text := CASE WHEN strpos(generator, ':') > 0 THEN substr(generator, strpos(generator, ':') + 1) END;
+    -- What each generator needs: a time column or none, an argument or none, the id's type.
+    retrospective boolean;
+    wants_arg boolean;
+    family text;
+    call text;
+    distributed boolean;
+BEGIN
+    IF relation IS NULL OR id_column IS NULL OR generator IS NULL THEN
+        RAISE EXCEPTION 'idgen_backfill: table, id_column and generator must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    kind := (SELECT c.relkind FROM pg_class c WHERE c.oid = relation);
+    IF kind IS DISTINCT FROM 'r' AND kind IS DISTINCT FROM 'p' THEN
+        RAISE EXCEPTION 'idgen_backfill: "%" is not a table', relation USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF NOT idgen_internal._backfill_owns(relation) THEN
+        RAISE EXCEPTION 'idgen_backfill: must be owner of table %', relation USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)' INTO STRICT distributed USING relation;
+        IF distributed THEN
+            RAISE EXCEPTION 'idgen_backfill: % is a Citus table', relation
+                USING ERRCODE = 'feature_not_supported',
+                      HINT = format('Run the UPDATE on each shard, on its worker: SELECT * FROM run_command_on_shards(%L, $cmd$UPDATE %%s SET %I = ... WHERE %I IS NULL$cmd$).',
+                                    relation::text, id_column, id_column);
+        END IF;
+    END IF;
+    id_att := idgen_internal._column_number(relation, id_column);
+    id_type := idgen_internal._column_type(relation, id_att);
+    IF time_column IS NOT NULL THEN
+        time_type := idgen_internal._column_type(relation, idgen_internal._column_number(relation, time_column));
+    END IF;
+
+    SELECT g.retrospective, g.wants_arg, g.family, g.call INTO retrospective, wants_arg, family, call
+    FROM (VALUES ('uuid_v7_at', true, false, 'uuid', '%s.uuid_v7_at(%I)'),
+                 ('uuid_v1_at', true, false, 'uuid', '%s.uuid_v1_at(%I)'),
+                 ('uuid_v6_at', true, false, 'uuid', '%s.uuid_v6_at(%I)'),
+                 ('snowflake_at', true, true, 'bigint', '%s.snowflake_at(%L, %I)'),
+                 ('ulid_at', true, false, 'text', '%s.ulid_at(%I)'),
+                 ('typeid_at', true, true, 'text', '%s.typeid_at(%L, %I)'),
+                 ('uuid_v7', false, false, 'uuid', '%s.uuid_v7()'),
+                 ('uuid_v1', false, false, 'uuid', '%s.uuid_v1()'),
+                 ('uuid_v6', false, false, 'uuid', '%s.uuid_v6()'),
+                 ('snowflake_next', false, true, 'bigint', '%s.snowflake_next(%L)'),
+                 ('ulid', false, false, 'text', '%s.ulid()'),
+                 ('typeid', false, true, 'text', '%s.typeid(%L)'))
+         AS g (name, retrospective, wants_arg, family, call)
+    WHERE g.name = gen;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'idgen_backfill: unknown generator "%"', generator USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Retrospective (with time_column): uuid_v7_at, uuid_v1_at, uuid_v6_at, snowflake_at:SEQUENCER, ulid_at, typeid_at:PREFIX; live: uuid_v7, uuid_v1, uuid_v6, snowflake_next:SEQUENCER, ulid, typeid:PREFIX.';
+    ELSIF wants_arg AND arg IS NULL THEN
+        RAISE EXCEPTION 'idgen_backfill: generator % needs its %, as ''%:NAME''', gen,
+            CASE family WHEN 'bigint' THEN 'sequencer' ELSE 'prefix' END, gen USING ERRCODE = 'invalid_parameter_value';
+    ELSIF NOT wants_arg AND arg IS NOT NULL THEN
+        RAISE EXCEPTION 'idgen_backfill: generator % takes no argument (given "%")', gen, arg USING ERRCODE = 'invalid_parameter_value';
+    ELSIF retrospective AND time_column IS NULL THEN
+        RAISE EXCEPTION 'idgen_backfill: generator % makes the id of each row''s time: name its time_column', gen
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'For rows without a time, use a live generator (uuid_v7, snowflake_next:SEQUENCER, ...).';
+    ELSIF NOT retrospective AND time_column IS NOT NULL THEN
+        RAISE EXCEPTION 'idgen_backfill: generator % makes ids of now and takes no time_column', gen
+            USING ERRCODE = 'invalid_parameter_value', HINT = format('For ids of the rows'' times, use %s_at.', gen);
+    END IF;
+    IF family = 'bigint' AND NOT EXISTS (SELECT FROM @extschema@.snowflake_definitions d WHERE d.name = arg) THEN
+        RAISE EXCEPTION 'idgen_backfill: Snowflake sequencer "%" does not exist', arg USING ERRCODE = 'undefined_object';
+    ELSIF family = 'text' AND wants_arg THEN
+        PERFORM @extschema@.typeid_text(arg, '00000000-0000-0000-0000-000000000000');   -- 22023 for a prefix a TypeID cannot have
+    END IF;
+    IF id_type <> ALL (CASE family WHEN 'uuid' THEN ARRAY['uuid'::regtype] WHEN 'bigint' THEN ARRAY['bigint'::regtype]
+                                   ELSE ARRAY['text'::regtype, 'character varying'::regtype] END) THEN
+        RAISE EXCEPTION 'idgen_backfill: column % of % is of type %; % makes %', quote_ident(id_column), relation, id_type, gen,
+            CASE family WHEN 'text' THEN 'text' ELSE family END
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    IF time_type <> ALL (ARRAY['timestamp with time zone'::regtype, 'timestamp without time zone'::regtype, 'date'::regtype]) THEN
+        RAISE EXCEPTION 'idgen_backfill: time column % of % is of type %, not a timestamp', quote_ident(time_column), relation, time_type
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    IF batch_rows IS NULL OR batch_rows < 1 OR pause IS NULL OR pause < '0' OR max_replication_lag < 0
+       OR notice_every IS NULL OR notice_every < 0 THEN
+        RAISE EXCEPTION 'idgen_backfill: batch_rows must be 1 or more, pause 0 or more, max_replication_lag NULL or 0 or more, notice_every 0 or more'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF max_replication_lag IS NOT NULL AND NOT pg_has_role('pg_read_all_stats', 'USAGE') THEN
+        RAISE EXCEPTION 'idgen_backfill: max_replication_lag needs to read the standbys'' replay positions'
+            USING ERRCODE = 'insufficient_privilege', HINT = 'Grant the role pg_monitor (or pg_read_all_stats).';
+    END IF;
+    IF current_setting('default_transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'idgen_backfill: runs its batches in READ COMMITTED transactions (default_transaction_isolation is %)',
+            current_setting('default_transaction_isolation')
+            USING ERRCODE = 'invalid_transaction_state',
+                  HINT = 'SET default_transaction_isolation = ''read committed'' for the session first: a batch skips rows other sessions hold, which a serializable one could not.';
+    END IF;
+    IF (SELECT a.attnotnull FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum = id_att) THEN
+        RAISE NOTICE 'idgen_backfill: column % of % is NOT NULL: nothing to fill', quote_ident(id_column), relation;
+        RETURN NULL;
+    END IF;
+    RETURN CASE WHEN wants_arg AND retrospective THEN format(call, '@extschema@', arg, time_column)
+                WHEN wants_arg THEN format(call, '@extschema@', arg)
+                WHEN retrospective THEN format(call, '@extschema@', time_column)
+                ELSE format(call, '@extschema@') END;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_check(regclass, name, text, name, integer, interval, bigint, integer) IS
+    'internal: idgen_backfill''s checks of its arguments; the SQL expression of one row''s id, NULL for a NOT NULL column';
+
+-- Claims the progress row of a table's column for this CALL and returns the claim's time, which
+-- every later write of the run names. Two runs never work on the same rows at once: a run claims
+-- only where no running run (_backfill_run_is_live) holds the row of this table's column, of a
+-- partition of it, or of a table it is a partition of; and the claims of one partition tree take
+-- turns (a transaction lock of the tree's root, the first key idgen's own, released at the
+-- commit that follows). Each batch then locks its run's row and stops (55006) if another claim
+-- replaced this one. A run that stopped (canceled, failed, its session gone) holds nothing: its
+-- backend moved on, so the next CALL, from any session, continues where it committed last.
+CREATE FUNCTION idgen_internal._backfill_claim(relation regclass, id_column name, generator text, time_column name,
+        batch_rows integer, pause interval, max_replication_lag bigint)
+    RETURNS timestamptz
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    root regclass := coalesce(pg_partition_root(relation), relation);
+    tree regclass[] := ARRAY(SELECT t.relid FROM pg_partition_tree(root) t);
+    run @extschema@.idgen_backfill_runs;
+    other @extschema@.idgen_backfill_runs;
+    existed boolean;
+    claimed timestamptz;
+    estimate bigint;
+    leaf regclass;
+    leaf_rows double precision;
+    null_share double precision;
+BEGIN
+    PERFORM pg_advisory_xact_lock(1768187746, (root::oid::bigint - 2147483648)::integer);   -- 1768187746: 'idgb'
+    SELECT * INTO other FROM @extschema@.idgen_backfill_runs o
+    WHERE o.id_column = _backfill_claim.id_column AND o.phase <> 'done'
+      AND (o.relation = _backfill_claim.relation OR o.relation = ANY (tree))
+      AND idgen_internal._backfill_run_is_live(o.pid, o.claimed_at)
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'idgen_backfill: column % of % is being backfilled by process %', quote_ident(id_column), other.relation, other.pid
+            USING ERRCODE = 'object_in_use',
+                  DETAIL = format('That run started at %s; it has filled %s rows.', other.started_at, other.rows_done),
+                  HINT = 'Wait for it, or stop it (pg_cancel_backend) and CALL again: the run continues where it stopped.';
+    END IF;
+    SELECT * INTO run FROM @extschema@.idgen_backfill_runs r
+    WHERE r.relation = _backfill_claim.relation AND r.id_column = _backfill_claim.id_column FOR UPDATE;
+    existed := FOUND;
+    IF existed AND run.phase <> 'done' AND (run.generator, run.time_column) IS DISTINCT FROM (generator, time_column) THEN
+        RAISE EXCEPTION 'idgen_backfill: the unfinished backfill of column % of % uses generator % and time column %',
+            quote_ident(id_column), relation, run.generator, coalesce(quote_ident(run.time_column), 'none')
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = format('Finish it with the same generator, or start over: DELETE FROM %s.idgen_backfill_runs WHERE relation = %L::regclass AND id_column = %L (the rows it filled keep their ids).',
+                                '@extschema@', relation::text, id_column);
+    END IF;
+    claimed := clock_timestamp();
+    IF existed AND run.phase <> 'done' THEN   -- resume where the last batch that committed left it
+        UPDATE @extschema@.idgen_backfill_runs r
+        SET pid = pg_backend_pid(), claimed_at = claimed, waiting = false, batch_rows = _backfill_claim.batch_rows, pause = _backfill_claim.pause,
+            max_replication_lag = _backfill_claim.max_replication_lag
+        WHERE r.relation = _backfill_claim.relation AND r.id_column = _backfill_claim.id_column;
+        RETURN claimed;
+    END IF;
+    -- A new run. The rows it has to fill, estimated as the planner does: each leaf's rows
+    -- (pg_class.reltuples) times the column's share of NULLs (pg_stats; all of them where the
+    -- column has no statistics yet, as a column just added); counted in a leaf never analyzed
+    -- (reltuples -1), which autovacuum leaves so only while it is small. After a finished run it
+    -- starts with the final pass: its first pass went through every row, and what is NULL now
+    -- is what came in since.
+    estimate := 0;
+    FOR leaf, leaf_rows, null_share IN
+        SELECT l.leaf, c.reltuples, coalesce(s.null_frac, 1)
+        FROM unnest(idgen_internal._backfill_leaves(relation)) l (leaf)
+        JOIN pg_class c ON c.oid = l.leaf JOIN pg_namespace n ON n.oid = c.relnamespace
+        LEFT JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = id_column
+    LOOP
+        IF leaf_rows < 0 THEN
+            EXECUTE format('SELECT count(*) FROM ONLY %s WHERE %I IS NULL', leaf, id_column) INTO leaf_rows;
+            null_share := 1;
+        END IF;
+        estimate := estimate + (leaf_rows * null_share)::bigint;
+    END LOOP;
+    DELETE FROM @extschema@.idgen_backfill_runs r WHERE r.relation = _backfill_claim.relation AND r.id_column = _backfill_claim.id_column;
+    INSERT INTO @extschema@.idgen_backfill_runs (relation, id_column, generator, time_column, batch_rows, pause, max_replication_lag,
+                                                 phase, pid, claimed_at, rows_estimate, started_at)
+    VALUES (relation, id_column, generator, time_column, batch_rows, pause, max_replication_lag,
+            CASE WHEN existed THEN 'final pass' ELSE 'first pass' END, pg_backend_pid(), claimed, estimate, claimed);
+    RETURN claimed;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_claim(regclass, name, text, name, integer, interval, bigint) IS
+    'internal: claims (or resumes) the backfill run of a table''s column for this CALL; 55006 while another runs on its rows';
+
+-- The progress row of this run, locked until the batch commits; 55006 where another run claimed
+-- it since (or it was deleted): this run then stops, and the other goes on alone.
+CREATE FUNCTION idgen_internal._backfill_run_row(relation regclass, id_column name, claimed_at timestamptz)
+    RETURNS @extschema@.idgen_backfill_runs
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    run @extschema@.idgen_backfill_runs;
+BEGIN
+    SELECT * INTO run FROM @extschema@.idgen_backfill_runs r
+    WHERE r.relation = _backfill_run_row.relation AND r.id_column = _backfill_run_row.id_column FOR UPDATE;
+    IF run.claimed_at IS DISTINCT FROM _backfill_run_row.claimed_at OR run.pid IS DISTINCT FROM pg_backend_pid() THEN
+        RAISE EXCEPTION 'idgen_backfill: the backfill of column % of % was taken over by process % or started over',
+            quote_ident(id_column), relation, coalesce(run.pid::text, '(none)')
+            USING ERRCODE = 'object_in_use';
+    END IF;
+    RETURN run;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_run_row(regclass, name, timestamptz) IS
+    'internal: the progress row of a backfill run, locked; 55006 when the run lost it';
+
+-- Records a change of phase (the final pass, done) or a wait for the replicas (its start, then
+-- how long it took).
+CREATE FUNCTION idgen_internal._backfill_note(relation regclass, id_column name, claimed_at timestamptz,
+        phase text DEFAULT NULL, waiting boolean DEFAULT NULL, waited interval DEFAULT '0')
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM idgen_internal._backfill_run_row(relation, id_column, claimed_at);
+    UPDATE @extschema@.idgen_backfill_runs r
+    SET phase = coalesce(_backfill_note.phase, r.phase),
+        finished_at = CASE WHEN _backfill_note.phase = 'done' THEN clock_timestamp() END,
+        waiting = coalesce(_backfill_note.waiting, r.waiting),
+        lag_waits = r.lag_waits + CASE WHEN _backfill_note.waiting THEN 1 ELSE 0 END,
+        lag_waited = r.lag_waited + waited
+    WHERE r.relation = _backfill_note.relation AND r.id_column = _backfill_note.id_column;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_note(regclass, name, timestamptz, text, boolean, interval) IS
+    'internal: records a backfill run''s phase or its waits for the replicas';
+
+-- One batch of a run, in the caller's transaction (the procedure commits it): the next range of
+-- rows of one leaf by its primary key (the next batch_rows keys after the last one reached), or
+-- by blocks where the leaf has none (about batch_rows rows' worth of blocks, from pg_class), or,
+-- in the final pass, any batch_rows rows still NULL; of those, the rows whose id is NULL that no
+-- other transaction holds, locked (FOR UPDATE SKIP LOCKED: a session that holds one neither fails
+-- nor waits for the backfill, and the backfill does not wait for it; such a row stays NULL for
+-- the final pass), then filled, and the progress written. The keyset never runs over the column
+-- being filled: its values change under the run. The NULL filter is what makes a row filled
+-- once: a batch done again after a crash, or a row met again (an updated row's new version lies
+-- further on in the blocks), finds it filled. Locked, it stays NULL until this batch commits.
+-- No SET clause: the UPDATE fires the table's triggers, which see the caller's settings as under
+-- a plain UPDATE; so every name is qualified.
+CREATE FUNCTION idgen_internal._backfill_batch(relation regclass, id_column name, claimed_at timestamptz,
+        leaf regclass, expr text, batch_rows integer, OUT filled integer, OUT leaf_done boolean)
+    LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    run @extschema@.idgen_backfill_runs := idgen_internal._backfill_run_row(relation, id_column, claimed_at);
+    key name[] := idgen_internal._backfill_key(leaf);
+    cols text;            -- the key's columns, quoted: a, b
+    from_key jsonb;       -- the last key of the previous batch (NULL: from the start)
+    to_key jsonb;         -- the last key of this one (NULL: to the end)
+    range text := 'true';
+    first_block bigint;
+    blocks bigint;
+    tids tid[];
+BEGIN
+    IF run.phase = 'final pass' THEN
+        EXECUTE pg_catalog.format('SELECT NOT EXISTS (SELECT FROM ONLY %s WHERE %I IS NULL)', leaf, id_column) INTO leaf_done;
+        IF leaf_done THEN
+            filled := 0;
+            RETURN;
+        END IF;
+        EXECUTE pg_catalog.format('SELECT pg_catalog.array_agg(ctid) FROM (SELECT ctid FROM ONLY %s WHERE %I IS NULL LIMIT %s FOR UPDATE SKIP LOCKED) s',
+                                  leaf, id_column, batch_rows) INTO tids;
+    ELSIF key IS NOT NULL THEN
+        cols := (SELECT pg_catalog.string_agg(pg_catalog.quote_ident(k), ', ') FROM pg_catalog.unnest(key) k);
+        from_key := CASE WHEN run.current_partition = leaf THEN run.last_key END;
+        IF from_key IS NOT NULL THEN   -- a key read back as the leaf's row type: each column's own type and comparison
+            range := pg_catalog.format('(%s) > (SELECT %s FROM pg_catalog.jsonb_populate_record(NULL::%s, $1) r)',
+                                       cols, (SELECT pg_catalog.string_agg('r.' || pg_catalog.quote_ident(k), ', ') FROM pg_catalog.unnest(key) k), leaf);
+        END IF;
+        EXECUTE pg_catalog.format('SELECT pg_catalog.jsonb_build_object(%s) FROM ONLY %s WHERE %s ORDER BY %s OFFSET %s LIMIT 1',
+                                  (SELECT pg_catalog.string_agg(pg_catalog.format('%L, %I', k, k), ', ') FROM pg_catalog.unnest(key) k),
+                                  leaf, range, cols, batch_rows - 1)
+            INTO to_key USING from_key;
+        IF to_key IS NOT NULL THEN
+            range := range || pg_catalog.format(' AND (%s) <= (SELECT %s FROM pg_catalog.jsonb_populate_record(NULL::%s, $2) r)',
+                                                cols, (SELECT pg_catalog.string_agg('r.' || pg_catalog.quote_ident(k), ', ') FROM pg_catalog.unnest(key) k), leaf);
+        END IF;
+        EXECUTE pg_catalog.format('SELECT pg_catalog.array_agg(ctid) FROM (SELECT ctid FROM ONLY %s WHERE %s AND %I IS NULL FOR UPDATE SKIP LOCKED) s',
+                                  leaf, range, id_column)
+            INTO tids USING from_key, to_key;
+        leaf_done := to_key IS NULL;
+    ELSE
+        first_block := CASE WHEN run.current_partition = leaf THEN (run.last_key ->> 'block')::bigint ELSE 0 END;
+        -- Blocks for about batch_rows rows at the leaf's density; where the planner knows none
+        -- yet (never analyzed), at the most rows a block can hold (MaxHeapTuplesPerPage: a
+        -- 24-byte page header, then 4 bytes of line pointer and a 24-byte tuple header at least),
+        -- so that a batch never locks many more rows than asked.
+        blocks := (SELECT pg_catalog.ceil(batch_rows / CASE WHEN c.relpages > 0 AND c.reltuples > 0 THEN c.reltuples / c.relpages
+                                                             ELSE (pg_catalog.current_setting('block_size')::integer - 24) / 28 END)
+                   FROM pg_catalog.pg_class c WHERE c.oid = leaf);
+        EXECUTE pg_catalog.format('SELECT pg_catalog.array_agg(ctid) FROM (SELECT ctid FROM ONLY %s WHERE ctid >= $1 AND ctid < $2 AND %I IS NULL FOR UPDATE SKIP LOCKED) s',
+                                  leaf, id_column)
+            INTO tids USING pg_catalog.format('(%s,0)', first_block)::tid, pg_catalog.format('(%s,0)', first_block + blocks)::tid;
+        to_key := pg_catalog.jsonb_build_object('block', first_block + blocks);
+        leaf_done := first_block + blocks >= pg_catalog.pg_relation_size(leaf) / pg_catalog.current_setting('block_size')::integer;
+    END IF;
+    -- The rows locked above, by where their current versions are (the lock does not let them move).
+    EXECUTE pg_catalog.format('UPDATE ONLY %s SET %I = %s WHERE ctid = ANY ($1)', leaf, id_column, expr) USING tids;
+    GET DIAGNOSTICS filled = ROW_COUNT;
+    UPDATE @extschema@.idgen_backfill_runs r
+    SET rows_done = r.rows_done + filled, batches = r.batches + 1, waiting = false,
+        current_partition = leaf, last_key = CASE WHEN run.phase = 'first pass' THEN to_key END,
+        partitions_done = CASE WHEN run.phase = 'first pass' AND leaf_done THEN r.partitions_done || leaf ELSE r.partitions_done END,
+        working_time = r.working_time + (pg_catalog.clock_timestamp() - GREATEST(r.last_batch_at, r.claimed_at)),
+        last_batch_at = pg_catalog.clock_timestamp()
+    WHERE r.relation = _backfill_batch.relation AND r.id_column = _backfill_batch.id_column;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_batch(regclass, name, timestamptz, regclass, text, integer) IS
+    'internal: one batch of a backfill run: locks the next rows of one leaf whose id is NULL, skipping those others hold, fills them, writes the progress';
+
+-- Between two batches: the pause, then, with max_replication_lag, until every standby has
+-- replayed and every logical slot confirmed all but that many bytes of WAL. It sleeps in steps
+-- of at most a second, each in a transaction of its own that writes nothing: a sleeping
+-- statement holds a snapshot (vacuum keeps what it could see), so for a second at most. A wait
+-- for the replicas is written to the progress row when it starts and when it ends. A procedure,
+-- called by idgen_backfill: its COMMITs end the caller's transactions (no SET clause, as there).
+CREATE PROCEDURE idgen_internal._backfill_wait(relation regclass, id_column name, claimed_at timestamptz,
+        pause interval, max_replication_lag bigint)
+    LANGUAGE plpgsql
+AS $$
+DECLARE
+    resume_at timestamptz := pg_catalog.clock_timestamp() + pause;
+    lag record;
+    waiting_since timestamptz;
+BEGIN
+    WHILE pg_catalog.clock_timestamp() < resume_at LOOP
+        PERFORM pg_catalog.pg_sleep(LEAST(1, EXTRACT(epoch FROM resume_at - pg_catalog.clock_timestamp())));
+        COMMIT;
+    END LOOP;
+    WHILE max_replication_lag IS NOT NULL LOOP
+        SELECT * INTO lag FROM idgen_internal._backfill_replication_lag();
+        EXIT WHEN lag.lag IS NULL OR lag.lag <= max_replication_lag;
+        IF waiting_since IS NULL THEN
+            waiting_since := pg_catalog.clock_timestamp();
+            PERFORM idgen_internal._backfill_note(relation, id_column, claimed_at, waiting => true);
+            RAISE NOTICE 'idgen_backfill: % is % bytes behind (max_replication_lag %): waiting', lag.laggard, lag.lag, max_replication_lag;
+        END IF;
+        COMMIT;
+        PERFORM pg_catalog.pg_sleep(1);
+        COMMIT;
+    END LOOP;
+    IF waiting_since IS NOT NULL THEN
+        PERFORM idgen_internal._backfill_note(relation, id_column, claimed_at, waiting => false,
+                                              waited => pg_catalog.clock_timestamp() - waiting_since);
+        COMMIT;
+    END IF;
+END
+$$;
+COMMENT ON PROCEDURE idgen_internal._backfill_wait(regclass, name, timestamptz, interval, bigint) IS
+    'internal: idgen_backfill''s pause between batches and its waits for the replicas';
+
+CREATE PROCEDURE @extschema@.idgen_backfill(relation regclass, id_column name, generator text,
+        time_column name DEFAULT NULL, batch_rows integer DEFAULT 10000, pause interval DEFAULT '0',
+        max_replication_lag bigint DEFAULT NULL, notice_every integer DEFAULT 0)
+    LANGUAGE plpgsql
+AS $$
+DECLARE
+    expr text := idgen_internal._backfill_check(relation, id_column, generator, time_column, batch_rows, pause,
+                                                max_replication_lag, notice_every);
+    claimed timestamptz;
+    leaves regclass[];
+    leaf regclass;
+    final_pass boolean;
+    filled integer;          -- what the last batch did
+    leaf_done boolean;
+    batches bigint := 0;
+BEGIN
+    IF expr IS NULL THEN
+        RETURN;
+    END IF;
+    IF idgen_internal._in_transaction_block() THEN
+        RAISE EXCEPTION 'idgen_backfill cannot run inside a transaction block' USING ERRCODE = 'active_sql_transaction',
+            HINT = 'CALL it on its own (autocommit): it commits after each batch.';
+    END IF;
+    claimed := idgen_internal._backfill_claim(relation, id_column, generator, time_column, batch_rows, pause, max_replication_lag);
+    leaves := idgen_internal._backfill_leaves(relation);
+    COMMIT;
+    -- The first pass, leaf by leaf, each through its keyset; then the final pass over every leaf
+    -- until none has a NULL left (rows others held locked when the first pass met them). A row
+    -- inserted with a NULL id while it runs is filled too, if the final pass meets it: give the
+    -- column its default first (docs/operations.md).
+    FOREACH final_pass IN ARRAY ARRAY[false, true] LOOP
+        IF final_pass THEN
+            PERFORM idgen_internal._backfill_note(relation, id_column, claimed, phase => 'final pass');
+            COMMIT;
+        END IF;
+        FOREACH leaf IN ARRAY leaves LOOP
+            CONTINUE WHEN NOT final_pass AND (SELECT r.phase = 'final pass' OR leaf = ANY (r.partitions_done)
+                                              FROM @extschema@.idgen_backfill_runs r
+                                              WHERE r.relation = idgen_backfill.relation AND r.id_column = idgen_backfill.id_column);
+            LOOP
+                -- Before each batch but the run's first: the pause and the replicas. In the final
+                -- pass, after a batch that filled nothing but met rows others hold: a second at
+                -- least, for them to be let go.
+                CALL idgen_internal._backfill_wait(relation, id_column, claimed,
+                    CASE WHEN batches = 0 THEN interval '0'
+                         WHEN final_pass AND filled = 0 AND NOT leaf_done THEN GREATEST(pause, interval '1 second')
+                         ELSE pause END,
+                    max_replication_lag);
+                SELECT * INTO filled, leaf_done FROM idgen_internal._backfill_batch(relation, id_column, claimed, leaf, expr, batch_rows);
+                COMMIT;
+                batches := batches + 1;
+                IF notice_every > 0 AND batches % notice_every = 0 THEN
+                    RAISE NOTICE 'idgen_backfill: %.%: % batches; now in %',
+                        relation, pg_catalog.quote_ident(id_column),
+                        (SELECT r.rows_done || ' rows filled in ' || r.batches FROM @extschema@.idgen_backfill_runs r
+                         WHERE r.relation = idgen_backfill.relation AND r.id_column = idgen_backfill.id_column),
+                        leaf::text || CASE WHEN final_pass THEN ' (final pass)' ELSE '' END;
+                END IF;
+                EXIT WHEN leaf_done;
+            END LOOP;
+        END LOOP;
+    END LOOP;
+    PERFORM idgen_internal._backfill_note(relation, id_column, claimed, phase => 'done');
+    COMMIT;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.idgen_backfill(regclass, name, text, name, integer, interval, bigint, integer) IS
+    'Fills the NULLs of a table''s id column in batches of batch_rows rows, each committed on its own, with the generator (given each row''s time_column for a retrospective one): keyset over the primary key (or block ranges), rows others hold skipped and filled in a final pass, a pause and an optional bound on replicas'' lag in bytes between batches, partition by partition; resumes where it stopped; progress in idgen_backfill_progress';
+
+CREATE VIEW @extschema@.idgen_backfill_progress AS
+SELECT r.relation, r.id_column, r.generator, r.time_column,
+       CASE WHEN r.phase = 'done' THEN 'done'
+            WHEN NOT idgen_internal._backfill_run_is_live(r.pid, r.claimed_at) THEN 'stopped'
+            WHEN r.waiting THEN 'waiting for replicas'
+            ELSE r.phase END AS state,
+       r.phase, r.pid, r.current_partition AS partition, r.rows_done,
+       CASE WHEN r.phase = 'done' THEN 0 ELSE GREATEST(r.rows_estimate - r.rows_done, 0) END AS rows_left_estimate,
+       s.rate AS rows_per_second,
+       CASE WHEN r.phase <> 'done' THEN GREATEST(r.rows_estimate - r.rows_done, 0) / NULLIF(s.rate, 0) * interval '1 second' END
+           AS time_left_estimate,
+       r.batches, r.last_batch_at, r.lag_waits, r.lag_waited, r.started_at, r.finished_at,
+       r.batch_rows, r.pause, r.max_replication_lag
+FROM @extschema@.idgen_backfill_runs r,
+     LATERAL (SELECT round(r.rows_done / NULLIF(EXTRACT(epoch FROM r.working_time), 0), 1) AS rate) s;
+COMMENT ON VIEW @extschema@.idgen_backfill_progress IS
+    'The backfill runs of idgen_backfill: state (first pass, final pass, waiting for replicas, stopped, done), rows filled, rows left (estimated from pg_class.reltuples and pg_stats.null_frac), rate and time left, batches, waits for the replicas';
+GRANT SELECT ON @extschema@.idgen_backfill_progress TO PUBLIC;
