@@ -8,9 +8,10 @@
 # - a subscription in a database without idgen keeps the server-wide retrospective ids of the
 #   databases with idgen waiting; the very command its HINT names, run where the error is raised,
 #   ends the wait;
-# - a publisher without idgen made no retrospective ids: nothing waits in the subscribing
-#   database; another database with idgen learns that only from its own rows, so its server-wide
-#   retrospective ids wait until the command its HINT names runs there;
+# - a publisher without idgen made no retrospective ids: nothing waits, in the subscribing
+#   database nor in another database with idgen (the subscribing database publishes what it
+#   learnt as the subscription's security label); a subscription forgotten in its own database
+#   no longer holds up another database either; the label is idgen's to write;
 # - a subscription that never brought a row (connect = false, never enabled, no slot) drops as
 #   PostgreSQL drops it, with no connection and no message, in a database with idgen and in one
 #   without;
@@ -139,13 +140,22 @@ is(error_of($b, 'app', "SELECT uuid_v1_at($ts, '08:00:2b:01:02:03'), snowflake_a
     'a publisher without idgen: retrospective ids do not wait');
 $b->safe_psql('postgres', 'CREATE DATABASE other');
 $b->safe_psql('other', 'CREATE EXTENSION idgen');
-$err = error_of($b, 'other', "SELECT uuid_v1_at($ts, '08:00:2b:01:02:03')");
-like($err, qr/ERROR:  55000: .*database "app" takes rows from subscription "from_c"/,
-    "another database's server-wide retrospective ids wait: what the publisher is is in app's rows only");
-($way_out) = $err =~ /HINT:  From here: (SELECT idgen_forget_subscription\([^;]*\);)/;
-$b->safe_psql('other', $way_out);
-is(error_of($b, 'other', "SELECT uuid_v1_at($ts, '08:00:2b:01:02:03')"), '', "there too the HINT's command ends the wait");
+is(error_of($b, 'other', "SELECT uuid_v1_at($ts, '08:00:2b:01:02:03'), uuid_v7_at($ts)"), '',
+    'nor in another database with idgen: the subscribing database published it');
+is($b->safe_psql('postgres', q{SELECT label FROM pg_seclabels WHERE objtype = 'subscription' AND objname = 'from_c'}),
+   'publisher-without-idgen -1', "as the subscription's security label");
+like(error_of($b, 'app', q{SECURITY LABEL FOR idgen ON SUBSCRIPTION from_c IS 'gone'}), qr/ERROR:  22023: "gone" is not an idgen guard/,
+    'a label idgen could not have written is refused');
 $b->safe_psql('app', 'DROP SUBSCRIPTION from_c');
+# A subscription to a publisher with idgen (and this server's node id unknown to it): every
+# database with idgen waits; forgotten in its own database, it holds up none.
+$b->safe_psql('app', "CREATE SUBSCRIPTION to_a CONNECTION '" . $a->connstr . " dbname=app' PUBLICATION user_table WITH (copy_data = false, enabled = false)");
+like(error_of($b, 'other', "SELECT uuid_v1_at($ts, '08:00:2b:01:02:03')"), qr/ERROR:  55000: .*database "app" takes rows from subscription "to_a"/,
+    'a publisher with idgen: another database waits');
+$b->safe_psql('app', "SELECT idgen_forget_subscription('to_a')");
+is(error_of($b, 'other', "SELECT uuid_v1_at($ts, '08:00:2b:01:02:03')"), '',
+    'forgotten in its own database, it holds up no other');
+$b->safe_psql('app', 'DROP SUBSCRIPTION to_a');
 
 # A subscription that never brought a row drops as PostgreSQL drops it, with idgen or without.
 for my $db ('app', 'plain') {

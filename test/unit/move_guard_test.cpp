@@ -74,3 +74,20 @@ TEST(MoveGuard, OnlySnowflakeSpacesBelongToOneDatabase) {
 }
 
 }  // namespace
+
+// The text every database reads reads back as the same guard; nothing else parses.
+TEST(MoveGuard, AGuardsTextReadsBackAndNothingElseDoes) {
+    for (GuardState s : {GuardState::awaiting, GuardState::carried, GuardState::forgotten,
+                         GuardState::publisher_without_idgen})
+        for (int64_t node : {int64_t{-1}, int64_t{0}, int64_t{8191}}) {
+            Guard back{GuardState::awaiting, 42};
+            ASSERT_TRUE(parse_guard_text(guard_text(Guard{s, node}), &back)) << guard_text(Guard{s, node});
+            EXPECT_EQ(back.state, s);
+            EXPECT_EQ(back.publisher_node, node);
+        }
+    EXPECT_EQ(guard_text(Guard{GuardState::publisher_without_idgen, -1}), "publisher-without-idgen -1");
+    Guard g{};
+    for (const char *bad : {"", "forgotten", "forgotten ", "forgotten x", "forgotten -2", "forgotten 1 ",
+                            "forgotten 01", "gone 1", "forgotten 99999999999", "Forgotten 1"})
+        EXPECT_FALSE(parse_guard_text(bad, &g)) << bad;
+}

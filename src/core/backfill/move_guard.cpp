@@ -1,6 +1,8 @@
 // The guard rule of move_guard.hpp.
 #include "core/backfill/move_guard.hpp"
 
+#include <cstdlib>
+
 namespace idgen::backfill {
 
 static bool settled(GuardState state) noexcept {
@@ -25,6 +27,29 @@ bool drop_takes_over(const Guard &guard, bool brought_rows) noexcept {
 
 bool same_node(int64_t publisher_node, int32_t own_node) noexcept {
     return own_node >= 0 && publisher_node == own_node;
+}
+
+static const char *const kStateNames[] = {"awaiting", "carried", "forgotten", "publisher-without-idgen"};
+
+std::string guard_text(const Guard &guard) {
+    return std::string(kStateNames[static_cast<int32_t>(guard.state)]) + " " +
+           std::to_string(guard.publisher_node);
+}
+
+bool parse_guard_text(const std::string &text, Guard *guard) {
+    for (int32_t s = 0; s < 4; s++) {
+        const std::string name = std::string(kStateNames[s]) + " ";
+        if (text.compare(0, name.size(), name) != 0) continue;
+        const std::string node = text.substr(name.size());
+        char *end = nullptr;
+        const long long parsed = std::strtoll(node.c_str(), &end, 10);
+        if (node.empty() || *end != '\0' || parsed < -1 || parsed > INT32_MAX ||
+            std::to_string(parsed) != node)
+            return false;
+        *guard = Guard{static_cast<GuardState>(s), parsed};
+        return true;
+    }
+    return false;
 }
 
 bool server_wide(LeaseKind kind) noexcept {

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/backfill/lease_spaces.hpp"
 
@@ -53,6 +54,12 @@ bool drop_takes_over(const Guard &guard, bool brought_rows) noexcept;
 // Whether a publisher of node id `publisher_node` (-1: none or unknown) issues live ids under
 // this server's own node id `own_node` (-1: none), which nothing taken over can keep apart.
 bool same_node(int64_t publisher_node, int32_t own_node) noexcept;
+
+// A guard as text, for the record that every database of the server reads (a database's own
+// records are its own): "<state> <publisher node>", the state one of awaiting, carried,
+// forgotten and publisher-without-idgen. parse_guard_text takes exactly what guard_text makes.
+std::string guard_text(const Guard &guard);
+bool parse_guard_text(const std::string &text, Guard *guard);
 
 // Whether the counters of spaces of `kind` are the server's, shared by all its databases (so
 // that a subscription of any database guards them), rather than one database's.

@@ -16,7 +16,10 @@ extern "C" {
 namespace idgen::pg {
 
 static bool fail(PublisherState *p, const char *what, const char *why, PGconn *conn) {
-    snprintf(p->error, sizeof p->error, "%s: %s", what, why);
+    // "what: why", cut to the buffer where longer.
+    strlcpy(p->error, what, sizeof p->error);
+    strlcat(p->error, ": ", sizeof p->error);
+    strlcat(p->error, why, sizeof p->error);
     char *nl = strchr(p->error, '\n');
     if (nl != nullptr) *nl = '\0';
     finish_connection(conn);

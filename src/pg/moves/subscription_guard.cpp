@@ -13,12 +13,16 @@ extern "C" {
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/objectaddress.h"
 #include "catalog/pg_subscription.h"
 #include "catalog/pg_subscription_rel.h"
 #include "commands/dbcommands.h"
 #include "commands/extension.h"
+#include "commands/seclabel.h"
+#include "miscadmin.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 }
 
 namespace idgen::pg {
@@ -64,16 +68,77 @@ void guards_changed() {
     bump_generation();
 }
 
-// What this database's rows say of subscription `subid` (of this database or another); the
-// default (awaiting, publisher unknown) when nothing; `flags` the row's flags.
-static Guard stored_guard(Oid subid, const CarriedRow *rows, int n, int32_t *flags = nullptr) {
+// What this database's rows say of subscription `subid` (of this database or another): false
+// when they say nothing; `flags` the row's flags (0 when none).
+static bool find_stored_guard(Oid subid, const CarriedRow *rows, int n, Guard *g, int32_t *flags) {
     for (int i = 0; i < n; i++)
         if (rows[i].key == static_cast<int64_t>(subid)) {
             if (flags != nullptr) *flags = rows[i].step;
-            return Guard{static_cast<GuardState>(rows[i].bound), rows[i].value};
+            *g = Guard{static_cast<GuardState>(rows[i].bound), rows[i].value};
+            return true;
         }
     if (flags != nullptr) *flags = 0;
-    return Guard{GuardState::awaiting, -1};
+    return false;
+}
+
+// The same, with the default (awaiting, publisher unknown) when they say nothing.
+static Guard stored_guard(Oid subid, const CarriedRow *rows, int n, int32_t *flags = nullptr) {
+    Guard g{GuardState::awaiting, -1};
+    (void)find_stored_guard(subid, rows, n, &g, flags);
+    return g;
+}
+
+// ---- The guard every database reads ------------------------------------------------------------
+// A database's guard rows are in its own reserved_state, which the other databases of the server
+// cannot read; yet their server-wide generators wait for every subscription. So the subscribing
+// database also writes its guard as the subscription's security label under the provider
+// "idgen": pg_shseclabel is a shared catalog (in WAL, so on standbys, through restarts and
+// promotions; dropped with the subscription), which every database reads for a subscription of
+// another database that its own rows say nothing of. What the subscribing database learnt (a
+// publisher without idgen, a publisher's node id, the state taken over or declared not needed)
+// is a fact about the publisher and the server's counters, not about one database. idgen writes
+// the label itself (SetSecurityLabel: no statement, no check); SECURITY LABEL FOR idgen is for
+// superusers only, with a label idgen could have written (pg_dump copies the labels of
+// subscriptions, and a restore gives them back).
+static const char kLabelProvider[] = "idgen";
+
+static void check_guard_label(const ObjectAddress *object, const char *label) {
+    if (object->classId != SubscriptionRelationId)
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("idgen labels subscriptions only")));
+    if (!superuser())
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("only superusers may set idgen's label of a subscription"),
+                        errhint("idgen writes it itself, at CREATE and ALTER SUBSCRIPTION and in "
+                                "idgen_carry_state and idgen_forget_subscription.")));
+    Guard g{};
+    if (label != nullptr && !backfill::parse_guard_text(label, &g))
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("\"%s\" is not an idgen guard", label),
+                 errdetail("idgen's label of a subscription reads \"<state> <publisher node id>\", the state "
+                           "one of awaiting, carried, forgotten and publisher-without-idgen.")));
+}
+
+void register_guard_labels() {
+    register_label_provider(kLabelProvider, check_guard_label);
+}
+
+void publish_guard(Oid subid, const Guard &g) {
+    HeapTuple t = SearchSysCache1(SUBSCRIPTIONOID, ObjectIdGetDatum(subid));
+    if (!HeapTupleIsValid(t)) return;
+    const bool here = reinterpret_cast<Form_pg_subscription>(GETSTRUCT(t))->subdbid == MyDatabaseId;
+    ReleaseSysCache(t);
+    if (!here) return;  // another database's subscription: its own database speaks for it
+    ObjectAddress address;
+    ObjectAddressSet(address, SubscriptionRelationId, subid);
+    SetSecurityLabel(&address, kLabelProvider, backfill::guard_text(g).c_str());
+}
+
+// The guard subscription `subid`'s database published; false where it published none.
+static bool published_guard(Oid subid, Guard *g) {
+    ObjectAddress address;
+    ObjectAddressSet(address, SubscriptionRelationId, subid);
+    const char *label = GetSecurityLabel(&address, kLabelProvider);
+    return label != nullptr && backfill::parse_guard_text(label, g);
 }
 
 Guard stored_guard_of(Oid subid, int32_t *flags) {
@@ -101,6 +166,7 @@ void guard_row_or_refuse(Oid subid, const Guard &g, int32_t flags, const char *w
     if (!write_guard_row(subid, g.publisher_node, static_cast<int32_t>(g.state), flags, what))
         ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
                         errmsg("%s: idgen's table \"reserved_state\" has no free row", what)));
+    publish_guard(subid, g);
 }
 
 // ---- The check ---------------------------------------------------------------------------------
@@ -117,6 +183,17 @@ struct Blocker {
     int64_t publisher_node;
 };
 
+// The guard of a subscription (of this database or another) as this database sees it. This
+// database's rows speak for subscriptions of other databases too: the state taken over from here
+// (idgen_carry_state(..., database => ...)) is the server's. Where they say nothing of another
+// database's subscription, what its database published speaks.
+static Guard guard_as_seen(const Form_pg_subscription sub, const CarriedRow *rows, int n) {
+    Guard stored{GuardState::awaiting, -1};
+    if (!find_stored_guard(sub->oid, rows, n, &stored, nullptr) && sub->subdbid != MyDatabaseId)
+        (void)published_guard(sub->oid, &stored);
+    return backfill::current_guard(stored, sub->subenabled);
+}
+
 void refuse_while_guarded(SharedState *s, LeaseKind kind, const char *what) {
     const uint64_t generation = idgen::atomic_load(&s->guard_generation);
     if (generation == seen_generation && (waiting_kinds & bit(kind)) == 0) return;
@@ -129,9 +206,7 @@ void refuse_while_guarded(SharedState *s, LeaseKind kind, const char *what) {
     for (HeapTuple t; HeapTupleIsValid(t = systable_getnext(scan));) {
         const Form_pg_subscription sub = reinterpret_cast<Form_pg_subscription>(GETSTRUCT(t));
         const bool here = sub->subdbid == MyDatabaseId;
-        // This database's rows speak for subscriptions of other databases too: the state taken
-        // over from here (idgen_carry_state(..., database => ...)) is the server's.
-        const Guard g = backfill::current_guard(stored_guard(sub->oid, rows, n), sub->subenabled);
+        const Guard g = guard_as_seen(sub, rows, n);
         for (LeaseKind k : kGuardedKinds)
             if ((here || backfill::server_wide(k)) && backfill::guard_blocks(g, k, node_id)) {
                 waiting |= bit(k);

@@ -54,8 +54,16 @@ void guards_changed();
 // unknown) when nothing; `flags` (when given) the row's flags.
 backfill::Guard stored_guard_of(Oid subid, int32_t *flags = nullptr);
 
-// Writes subscription `subid`'s guard row (53400 when reserved_state has no free row).
+// Writes subscription `subid`'s guard row (53400 when reserved_state has no free row), and
+// publishes it to the other databases (publish_guard).
 void guard_row_or_refuse(Oid subid, const backfill::Guard &g, int32_t flags, const char *what);
+
+// Where `subid` is this database's subscription: its guard written where every database of the
+// server reads it, the subscription's security label of provider "idgen".
+void publish_guard(Oid subid, const backfill::Guard &g);
+
+// At preload: the label provider "idgen" (SECURITY LABEL FOR idgen: superusers only, guards only).
+void register_guard_labels();
 
 // Whether a table of subscription `subid` (of this database) left its initial state: only then
 // can rows have arrived (the apply worker applies changes to a table only once it is

@@ -99,8 +99,8 @@ static void subscription_created(const CreateSubscriptionStmt *stmt) {
         const Guard g = guard_of_publisher(creating.p, creating.read);
         // A full table is no reason to fail a statement that has made the publisher's slot:
         // without a row the subscription is guarded as one whose publisher is unknown.
-        (void)write_guard_row(subid, g.publisher_node, static_cast<int32_t>(g.state), 0,
-                              "CREATE SUBSCRIPTION");
+        if (write_guard_row(subid, g.publisher_node, static_cast<int32_t>(g.state), 0, "CREATE SUBSCRIPTION"))
+            publish_guard(subid, g);
     }
     guards_changed();
 }
