@@ -668,6 +668,84 @@ RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
 COMMENT ON FUNCTION snowflake_runs_out(timestamptz, text) IS
     'When the time field of a layout with this epoch runs out: no id of it can be issued at or after that time (idgen, snowcast and javascript: epoch + 2^41 ms, 69.7 years; sonyflake: epoch + 2^39 ticks of 10 ms, 174 years)';
 
+-- ---- The edition's advisory locks ------------------------------------------------------------
+-- The edition serializes with advisory locks of class 1768842596 ('idgd'), keyed by the oid of
+-- what they guard: a sequencer's sequence (see Snowflake sequencers) and the node table. It holds
+-- one for a statement or two (a nextval; a jump's setval and nextval; a drop, to the end of its
+-- transaction), but any role that can connect may take the same lock (pg_advisory_lock; the keys
+-- are in pg_class, which every role reads), so no wait for one is left unbounded: a lock not free
+-- at once is waited for up to a bound, then refused with 55P03, naming what it guards and the
+-- sessions that hold it.
+-- The bound is the caller's lock_timeout where that is shorter and not 0, else 1 s, the default of
+-- the C extension's idgen.max_wait. The edition's own holds last microseconds, so a wait of 1 s is
+-- a session holding the lock itself, or one that holds it and waits for something else (a jump
+-- waiting for its sequence, held by an ALTER SEQUENCE; a drop's open transaction); a caller that
+-- will not wait so long sets a shorter lock_timeout. It is lock_timeout, set for the one blocking
+-- call (set_config, local to the transaction) inside a block of its own: the block's
+-- subtransaction undoes the setting when the wait fails or is cancelled, and the caller's value is
+-- set back when it is granted. A statement_timeout or a cancel that comes first stops the wait as
+-- before.
+CREATE OR REPLACE FUNCTION _idgen_advisory_lock(key integer, mode text, what text) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+AS $$
+DECLARE
+    caller_timeout text := pg_catalog.current_setting('lock_timeout');
+    taken boolean;
+    bound_ms integer;
+    holders text;
+BEGIN
+    taken := CASE mode WHEN 'shared' THEN pg_catalog.pg_try_advisory_lock_shared(1768842596, key)
+                       WHEN 'exclusive' THEN pg_catalog.pg_try_advisory_lock(1768842596, key)
+                       ELSE pg_catalog.pg_try_advisory_xact_lock(1768842596, key) END;
+    IF taken THEN
+        RETURN;
+    END IF;
+    bound_ms := (SELECT CASE WHEN s.setting::integer BETWEEN 1 AND 999 THEN s.setting::integer ELSE 1000 END
+                 FROM pg_catalog.pg_settings s WHERE s.name = 'lock_timeout');
+    BEGIN
+        PERFORM pg_catalog.set_config('lock_timeout', bound_ms::text, true);
+        IF mode = 'shared' THEN
+            PERFORM pg_catalog.pg_advisory_lock_shared(1768842596, key);
+        ELSIF mode = 'exclusive' THEN
+            PERFORM pg_catalog.pg_advisory_lock(1768842596, key);
+        ELSE
+            PERFORM pg_catalog.pg_advisory_xact_lock(1768842596, key);
+        END IF;
+    EXCEPTION WHEN lock_not_available THEN
+        SELECT CASE pg_catalog.count(DISTINCT l.pid) WHEN 0 THEN 'another session' WHEN 1 THEN 'pid ' ELSE 'pids ' END
+               || coalesce(pg_catalog.string_agg(DISTINCT l.pid::text, ', '), '') INTO holders
+        FROM pg_catalog.pg_locks l
+        WHERE l.locktype = 'advisory' AND l.granted AND l.pid <> pg_catalog.pg_backend_pid()
+          AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
+          AND l.classid = 1768842596 AND l.objid = key::oid AND l.objsubid = 2;
+        RAISE EXCEPTION 'could not lock % within % ms', what, bound_ms
+            USING ERRCODE = '55P03',
+                  DETAIL = pg_catalog.format('Its advisory lock (1768842596, %s) is held by %s.', key, holders),
+                  HINT = 'idgen holds this lock for microseconds: a session that holds it longer took it itself (pg_advisory_lock) or waits while it holds it. pg_stat_activity shows what it runs; SELECT pg_terminate_backend(pid) ends it.';
+    END;
+    PERFORM pg_catalog.set_config('lock_timeout', caller_timeout, true);
+END
+$$;
+COMMENT ON FUNCTION _idgen_advisory_lock(integer, text, text) IS
+    'internal: the edition''s advisory lock of key, shared, exclusive (both the session''s) or the transaction''s, waited for up to the lesser of lock_timeout and 1 s; 55P03 naming what (the thing it guards) and its holders';
+
+-- What an edition's session lock of key this session holds, released: every exit from a block
+-- that takes one (an error, a lock_timeout, a cancel or statement_timeout, which WHEN others does
+-- not catch) calls it, so that none outlives the call that took it.
+CREATE OR REPLACE FUNCTION _idgen_advisory_release(key integer) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+AS $$
+BEGIN
+    PERFORM CASE WHEN l.mode = 'ShareLock' THEN pg_catalog.pg_advisory_unlock_shared(1768842596, key)
+                 ELSE pg_catalog.pg_advisory_unlock(1768842596, key) END
+    FROM pg_catalog.pg_locks l
+    WHERE l.locktype = 'advisory' AND l.pid = pg_catalog.pg_backend_pid() AND l.granted
+      AND l.classid = 1768842596 AND l.objid = key::oid AND l.objsubid = 2;
+END
+$$;
+COMMENT ON FUNCTION _idgen_advisory_release(integer) IS
+    'internal: releases the edition''s session locks of key that this session holds';
+
 -- ---- The node id: which server of an id space this database is ------------------------------
 -- Servers that make ids of one id space (a fleet, or both sides of a blue/green move) keep them
 -- apart by construction only if each has a node id of its own, in every id: 13 bits, 0 .. 8191.
@@ -840,7 +918,9 @@ BEGIN
                   DETAIL = 'Both would make ids under it while the subscription lasts.',
                   HINT = 'Give this database a node id of its own.';
     END IF;
-    PERFORM pg_advisory_xact_lock(1768842596, node_table::oid::integer);
+    EXECUTE format('SELECT %s._idgen_advisory_lock($1, ''transaction'', ''the idgen node id'')',
+                   (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = node_table))
+        USING node_table::oid::integer;
     EXECUTE format('INSERT INTO %1$s AS n (system_identifier, database_oid, node_id, timeline, data_directory)
                     SELECT $1, $2, $3, h.timeline, h.data_directory FROM %2$s._idgen_node_here() h
                     ON CONFLICT (system_identifier, database_oid)
@@ -1327,21 +1407,31 @@ CREATE OR REPLACE FUNCTION _idgen_snowflake_jump(name text) RETURNS bigint
 AS $$
 DECLARE
     d snowflake_definitions;
+    lock_key integer;
     now_value bigint;
     v bigint;
 BEGIN
-    SELECT * INTO d FROM snowflake_definitions s WHERE s.name = _idgen_snowflake_jump.name;
+    SELECT * INTO d FROM snowflake_definitions s WHERE s.name OPERATOR(pg_catalog.=) _idgen_snowflake_jump.name;
     IF d IS NULL THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = '42704';
     END IF;
+    lock_key := d.serial::oid::integer;
     now_value := _idgen_snowflake_now_value(d.epoch, d.counter_bits, d.tick_ms);
-    PERFORM pg_advisory_lock(1768842596, d.serial::oid::integer);
-    -- No nextval runs now: the sequence's last value is every value handed out.
-    IF pg_sequence_last_value(d.serial) < now_value THEN
-        PERFORM setval(d.serial, now_value, false);
-    END IF;
-    v := nextval(d.serial);
-    PERFORM pg_advisory_unlock(1768842596, d.serial::oid::integer);
+    -- The lock is the session's, and any role that may call snowflake_next may call this directly,
+    -- with no handler of its own around it: this block's releases it on every exit (an error, a
+    -- lock_timeout, and a cancel or statement_timeout, which WHEN others does not catch).
+    BEGIN
+        PERFORM _idgen_advisory_lock(lock_key, 'exclusive', pg_catalog.format('Snowflake sequencer "%s"', name));
+        -- No nextval runs now: the sequence's last value is every value handed out.
+        IF pg_catalog.pg_sequence_last_value(d.serial) OPERATOR(pg_catalog.<) now_value THEN
+            PERFORM pg_catalog.setval(d.serial, now_value, false);
+        END IF;
+        v := pg_catalog.nextval(d.serial);
+        PERFORM pg_catalog.pg_advisory_unlock(1768842596, lock_key);
+    EXCEPTION WHEN others OR query_canceled THEN
+        PERFORM _idgen_advisory_release(lock_key);
+        RAISE;
+    END;
     RETURN v;
 END
 $$;
@@ -1372,22 +1462,27 @@ BEGIN
     -- The locks are the session's (a transaction's would keep every jump waiting until the
     -- caller's transaction ends), so nothing may leave this block holding one: an error, a
     -- lock_timeout, and a cancel or statement_timeout (which WHEN others does not catch) at any
-    -- statement, a wait included, releases what pg_locks says this session still holds.
+    -- statement, a wait included, releases what pg_locks says this session still holds. The lock
+    -- is free but for a jump's moment: tried first, and waited for with a bound only when taken
+    -- (see the edition's advisory locks). PL/pgSQL resolves names at run time, in the caller's
+    -- search_path: the edition's own functions are called in its schema, named.
     BEGIN
-        PERFORM pg_advisory_lock_shared(1768842596, lock_key);   -- 'idgd'
+        IF NOT pg_try_advisory_lock_shared(1768842596, lock_key) THEN   -- 'idgd'
+            EXECUTE format('SELECT %s._idgen_advisory_lock($1, ''shared'', $2)',
+                           (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = d.serial))
+                USING lock_key, format('Snowflake sequencer "%s"', name);
+        END IF;
         v := nextval(d.serial);
         PERFORM pg_advisory_unlock_shared(1768842596, lock_key);
-        IF v < now_value THEN   -- (PL/pgSQL resolves names at run time: the edition's schema named)
+        IF v < now_value THEN
             EXECUTE format('SELECT %s._idgen_snowflake_jump($1)',
                            (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = d.serial))
                 INTO v USING name;
         END IF;
     EXCEPTION WHEN others OR query_canceled THEN
-        PERFORM CASE WHEN l.mode = 'ShareLock' THEN pg_advisory_unlock_shared(1768842596, lock_key)
-                     ELSE pg_advisory_unlock(1768842596, lock_key) END
-        FROM pg_locks l
-        WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.granted
-          AND l.classid = 1768842596 AND l.objid = lock_key::oid AND l.objsubid = 2;
+        EXECUTE format('SELECT %s._idgen_advisory_release($1)',
+                       (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = d.serial))
+            USING lock_key;
         RAISE;
     END;
     -- In the transaction that made the sequencer, a value ahead of the clock (a burst past the
@@ -1428,8 +1523,10 @@ BEGIN
     END IF;
     -- The end of the last value's tick (no value handed out: nothing to keep). Values are
     -- handed out under the sequencer's lock held shared; taken exclusively here (until the
-    -- transaction ends), none is in flight.
-    PERFORM pg_advisory_xact_lock(1768842596, d.serial::oid::integer);
+    -- transaction ends, waited for with a bound: see the edition's advisory locks), none is in
+    -- flight.
+    EXECUTE format('SELECT %s._idgen_advisory_lock($1, ''transaction'', $2)', schema)
+        USING d.serial::oid::integer, format('Snowflake sequencer "%s"', name);
     EXECUTE format('INSERT INTO %s._idgen_snowflake_retired AS r
                     SELECT $1, ((v >> $2) + 1) * $5 + floor(extract(epoch FROM $3) * 1000)::bigint,
                            ((v >> $2) + 1) * 2::numeric ^ ($2 + $6)
