@@ -9,10 +9,12 @@
 -- the C extension is in the README; test/tap/111_hosted_generators.pl tests it). The rest of the
 -- C extension's generators need its shared memory and are not here.
 --
--- Install into a schema of your choice, which must come first in search_path while this file
--- runs; the functions find each other there whatever the callers' search_path:
+-- Install into a schema of your own, in which no other role may create, and which must come
+-- first in search_path while this file runs; the functions find each other there whatever the
+-- callers' search_path (the file refuses any other schema before it creates anything: see its
+-- first statement):
 --   CREATE SCHEMA idgen;
---   PGOPTIONS=-csearch_path=idgen psql -f hosted/idgen_hosted.sql
+--   PGOPTIONS=-csearch_path=idgen psql -v ON_ERROR_STOP=1 -f hosted/idgen_hosted.sql
 -- The same file updates an earlier version in that schema in place (and is pg_tle's update
 -- script, hosted/register_pg_tle.sql): every object is created OR REPLACEd or IF NOT EXISTS, the
 -- state (the sequencers' definitions and sequences, the serial numbers) is kept, and what an
@@ -36,6 +38,59 @@
 -- bound when created). The _checked helpers
 -- return a value read from an input once the input passes their check; like any argument the
 -- value is computed first, and no input they refuse makes computing it fail.
+
+-- ---- The schema it is installed into ----------------------------------------------------------
+-- Two functions run as the edition's owner (SECURITY DEFINER): the jump of a sequencer and the
+-- node id's check, their search_path pinned to the edition's schema. A role that may create in
+-- that schema could put a better-matching overload there of a function or an operator they call,
+-- and have it run as the owner; the schema's owner may also drop what is in it and put its own in
+-- its place. So the file, each time it runs (to install, to update, and as pg_tle's extension
+-- script, where CREATE EXTENSION puts the extension's schema first in search_path, so that
+-- current_schema() is that schema too), first refuses a schema where a role other than its owner
+-- has CREATE (PUBLIC is grantee 0), or whose owner is not a role the installing role acts as: the
+-- installing role itself, a role it is a member of, or a superuser. A superuser is a member of
+-- every role as pg_has_role tells it, so for one the owner must be itself or a superuser; a schema
+-- owned by pg_database_owner is owned by the database's owner.
+DO $$
+DECLARE
+    target record;
+    owner oid;
+    installer record;
+    others text;
+BEGIN
+    SELECT n.nspname, n.nspowner, n.nspacl INTO target
+    FROM pg_catalog.pg_namespace n WHERE n.nspname = pg_catalog.current_schema();
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'no schema has been selected to install idgen into' USING ERRCODE = '3F000',
+            HINT = 'Make one and put it first in search_path: CREATE SCHEMA idgen, then PGOPTIONS=-csearch_path=idgen psql -v ON_ERROR_STOP=1 -f hosted/idgen_hosted.sql.';
+    END IF;
+    SELECT pg_catalog.string_agg(CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END, ', '
+                                 ORDER BY a.grantee)
+    INTO others
+    FROM pg_catalog.aclexplode(target.nspacl) a LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
+    WHERE a.privilege_type = 'CREATE' AND a.grantee <> target.nspowner;
+    IF others IS NOT NULL THEN
+        RAISE EXCEPTION 'idgen will not be installed into schema %: roles other than its owner may create in it (%)',
+                        pg_catalog.quote_ident(target.nspname), others
+            USING ERRCODE = '42501',
+                  DETAIL = 'Functions of the edition run as its owner; a role that may create in their schema could put there a function or an operator that they would call.',
+                  HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %s FROM %s; then run the file again. Or install into a schema of your own.',
+                                           pg_catalog.quote_ident(target.nspname), others);
+    END IF;
+    owner := CASE WHEN target.nspowner = 'pg_database_owner'::pg_catalog.regrole
+                  THEN (SELECT d.datdba FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
+                  ELSE target.nspowner END;
+    SELECT r.oid, r.rolname, r.rolsuper INTO installer FROM pg_catalog.pg_roles r WHERE r.rolname = current_user;
+    IF owner <> installer.oid AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.oid = owner)
+       AND (installer.rolsuper OR NOT pg_catalog.pg_has_role(installer.oid, owner, 'MEMBER')) THEN
+        RAISE EXCEPTION 'idgen will not be installed into schema %: its owner % is not a role that % acts as',
+                        pg_catalog.quote_ident(target.nspname), owner::pg_catalog.regrole, pg_catalog.quote_ident(installer.rolname)
+            USING ERRCODE = '42501',
+                  DETAIL = 'Functions of the edition run as its owner; the owner of their schema could replace what they call.',
+                  HINT = 'Install into a schema of your own (CREATE SCHEMA idgen), or as the schema''s owner.';
+    END IF;
+END
+$$;
 
 -- ---- Internal helpers -------------------------------------------------------------------------
 
@@ -821,11 +876,11 @@ CREATE OR REPLACE FUNCTION _idgen_node_check() RETURNS integer
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE
 AS $$
 DECLARE
-    started text := to_char(pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00');
-    file text := pg_relation_filepath('_idgen_node');
+    started text := pg_catalog.to_char(pg_catalog.pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00');
+    file text := pg_catalog.pg_relation_filepath('_idgen_node');
     here_system bigint;
     here_database oid;
-    schema text := quote_ident(current_schema());
+    schema text := pg_catalog.quote_ident(pg_catalog.current_schema());
     mine _idgen_node;
     latest _idgen_node;
     here record;
@@ -835,8 +890,8 @@ BEGIN
     IF FOUND THEN
         RETURN mine.node_id;
     END IF;
-    here_system := (SELECT system_identifier FROM pg_control_system());
-    here_database := (SELECT oid FROM pg_database WHERE datname = current_database());
+    here_system := (SELECT system_identifier FROM pg_catalog.pg_control_system());
+    here_database := (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database());
     SELECT * INTO mine FROM _idgen_node n WHERE n.system_identifier = here_system AND n.database_oid = here_database;
     IF mine IS NULL THEN
         SELECT * INTO latest FROM _idgen_node ORDER BY set_at DESC LIMIT 1;
@@ -844,33 +899,33 @@ BEGIN
             RAISE EXCEPTION 'this database has no idgen node id'
                 USING ERRCODE = '55000',
                       DETAIL = 'Servers that make ids of one id space keep them apart by their node ids.',
-                      HINT = format('Its owner gives it one that no other server making these ids has: SELECT %s.idgen_set_node_id(n), n in 0..8191.', schema);
+                      HINT = pg_catalog.format('Its owner gives it one that no other server making these ids has: SELECT %s.idgen_set_node_id(n), n in 0..8191.', schema);
         END IF;
         RAISE EXCEPTION 'this database''s idgen node id % was given on another server or in another database', latest.node_id
             USING ERRCODE = '55000',
-                  DETAIL = format('It was set on the server of system identifier %s, in the database of oid %s; this is %s, %s. A copy (a restore, pg_upgrade, a physical or logical copy) makes no id until its owner says which node id it has.',
-                                  latest.system_identifier, latest.database_oid, here_system, here_database),
-                  HINT = format('Where the original may still make ids (blue/green, a copy beside it), give this one its own: SELECT %s.idgen_set_node_id(n). Where it makes no more and this database''s sequences came with its data (pg_upgrade, a whole dump restored), keep it: SELECT %s.idgen_set_node_id(%s).',
-                                schema, schema, latest.node_id);
+                  DETAIL = pg_catalog.format('It was set on the server of system identifier %s, in the database of oid %s; this is %s, %s. A copy (a restore, pg_upgrade, a physical or logical copy) makes no id until its owner says which node id it has.',
+                                             latest.system_identifier, latest.database_oid, here_system, here_database),
+                  HINT = pg_catalog.format('Where the original may still make ids (blue/green, a copy beside it), give this one its own: SELECT %s.idgen_set_node_id(n). Where it makes no more and this database''s sequences came with its data (pg_upgrade, a whole dump restored), keep it: SELECT %s.idgen_set_node_id(%s).',
+                                           schema, schema, latest.node_id);
     END IF;
     SELECT * INTO here FROM _idgen_node_here();
     IF mine.timeline = here.timeline AND mine.data_directory <> here.data_directory THEN
         RAISE EXCEPTION 'this database''s idgen node id % was given to the server of another data directory', mine.node_id
             USING ERRCODE = '55000',
-                  DETAIL = format('It was set or last checked in %s, on the WAL timeline this server runs on from %s: a physical copy started beside its original (a base backup, a storage snapshot) makes no id until its owner says which node id it has.',
-                                  mine.data_directory, here.data_directory),
-                  HINT = format('Where the original may still make ids, give this one its own: SELECT %s.idgen_set_node_id(n). Where the original makes no more (its data directory moved here), keep it: SELECT %s.idgen_set_node_id(%s).',
-                                schema, schema, mine.node_id);
+                  DETAIL = pg_catalog.format('It was set or last checked in %s, on the WAL timeline this server runs on from %s: a physical copy started beside its original (a base backup, a storage snapshot) makes no id until its owner says which node id it has.',
+                                             mine.data_directory, here.data_directory),
+                  HINT = pg_catalog.format('Where the original may still make ids, give this one its own: SELECT %s.idgen_set_node_id(n). Where the original makes no more (its data directory moved here), keep it: SELECT %s.idgen_set_node_id(%s).',
+                                           schema, schema, mine.node_id);
     END IF;
     IF mine.fast_for IS DISTINCT FROM started || ' ' || file
-       AND NOT pg_is_in_recovery() AND NOT current_setting('transaction_read_only')::boolean
-       AND pg_try_advisory_xact_lock(1768842596, '_idgen_node'::regclass::oid::integer) THEN
-        EXECUTE format($f$CREATE OR REPLACE FUNCTION %1$s._idgen_node_id() RETURNS integer
+       AND NOT pg_catalog.pg_is_in_recovery() AND NOT pg_catalog.current_setting('transaction_read_only')::boolean
+       AND pg_catalog.pg_try_advisory_xact_lock(1768842596, '_idgen_node'::regclass::oid::integer) THEN
+        EXECUTE pg_catalog.format($f$CREATE OR REPLACE FUNCTION %1$s._idgen_node_id() RETURNS integer
                               LANGUAGE sql VOLATILE PARALLEL UNSAFE
-                          RETURN CASE WHEN pg_postmaster_start_time() = %2$L::timestamptz
-                                           AND pg_relation_filepath(%3$s::oid::regclass) = %4$L
+                          RETURN CASE WHEN pg_catalog.pg_postmaster_start_time() = %2$L::timestamptz
+                                           AND pg_catalog.pg_relation_filepath(%3$s::oid::regclass) = %4$L
                                       THEN %5$s ELSE %1$s._idgen_node_check() END$f$,
-                       schema, started, '_idgen_node'::regclass::oid, file, mine.node_id);
+                                  schema, started, '_idgen_node'::regclass::oid, file, mine.node_id);
         UPDATE _idgen_node n SET fast_for = started || ' ' || file, timeline = coalesce(here.timeline, n.timeline),
                                  data_directory = coalesce(here.data_directory, n.data_directory)
         WHERE n.system_identifier = here_system AND n.database_oid = here_database;
