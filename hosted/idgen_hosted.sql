@@ -755,8 +755,10 @@ BEGIN
     IF taken THEN
         RETURN;
     END IF;
-    bound_ms := (SELECT CASE WHEN s.setting::integer BETWEEN 1 AND 999 THEN s.setting::integer ELSE 1000 END
-                 FROM pg_catalog.pg_settings s WHERE s.name = 'lock_timeout');
+    -- (SHOW's form of lock_timeout, a number and a unit, reads as an interval; pg_settings would
+    -- take a millisecond to read.)
+    bound_ms := extract(epoch FROM caller_timeout::interval) * 1000;
+    bound_ms := CASE WHEN bound_ms BETWEEN 1 AND 999 THEN bound_ms ELSE 1000 END;
     BEGIN
         PERFORM pg_catalog.set_config('lock_timeout', bound_ms::text, true);
         IF mode = 'shared' THEN
