@@ -9,10 +9,12 @@
 -- the C extension is in the README; test/tap/111_hosted_generators.pl tests it). The rest of the
 -- C extension's generators need its shared memory and are not here.
 --
--- Install into a schema of your choice, which must come first in search_path while this file
--- runs; the functions find each other there whatever the callers' search_path:
+-- Install into a schema of your own, in which no other role may create, and which must come
+-- first in search_path while this file runs; the functions find each other there whatever the
+-- callers' search_path (the file refuses any other schema before it creates anything: see its
+-- first statement):
 --   CREATE SCHEMA idgen;
---   PGOPTIONS=-csearch_path=idgen psql -f hosted/idgen_hosted.sql
+--   PGOPTIONS=-csearch_path=idgen psql -v ON_ERROR_STOP=1 -f hosted/idgen_hosted.sql
 -- The same file updates an earlier version in that schema in place (and is pg_tle's update
 -- script, hosted/register_pg_tle.sql): every object is created OR REPLACEd or IF NOT EXISTS, the
 -- state (the sequencers' definitions and sequences, the serial numbers) is kept, and what an
@@ -36,6 +38,59 @@
 -- bound when created). The _checked helpers
 -- return a value read from an input once the input passes their check; like any argument the
 -- value is computed first, and no input they refuse makes computing it fail.
+
+-- ---- The schema it is installed into ----------------------------------------------------------
+-- Two functions run as the edition's owner (SECURITY DEFINER): the jump of a sequencer and the
+-- node id's check, their search_path pinned to the edition's schema. A role that may create in
+-- that schema could put a better-matching overload there of a function or an operator they call,
+-- and have it run as the owner; the schema's owner may also drop what is in it and put its own in
+-- its place. So the file, each time it runs (to install, to update, and as pg_tle's extension
+-- script, where CREATE EXTENSION puts the extension's schema first in search_path, so that
+-- current_schema() is that schema too), first refuses a schema where a role other than its owner
+-- has CREATE (PUBLIC is grantee 0), or whose owner is not a role the installing role acts as: the
+-- installing role itself, a role it is a member of, or a superuser. A superuser is a member of
+-- every role as pg_has_role tells it, so for one the owner must be itself or a superuser; a schema
+-- owned by pg_database_owner is owned by the database's owner.
+DO $$
+DECLARE
+    target record;
+    owner oid;
+    installer record;
+    others text;
+BEGIN
+    SELECT n.nspname, n.nspowner, n.nspacl INTO target
+    FROM pg_catalog.pg_namespace n WHERE n.nspname = pg_catalog.current_schema();
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'no schema has been selected to install idgen into' USING ERRCODE = '3F000',
+            HINT = 'Make one and put it first in search_path: CREATE SCHEMA idgen, then PGOPTIONS=-csearch_path=idgen psql -v ON_ERROR_STOP=1 -f hosted/idgen_hosted.sql.';
+    END IF;
+    SELECT pg_catalog.string_agg(CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) END, ', '
+                                 ORDER BY a.grantee)
+    INTO others
+    FROM pg_catalog.aclexplode(target.nspacl) a LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.grantee
+    WHERE a.privilege_type = 'CREATE' AND a.grantee <> target.nspowner;
+    IF others IS NOT NULL THEN
+        RAISE EXCEPTION 'idgen will not be installed into schema %: roles other than its owner may create in it (%)',
+                        pg_catalog.quote_ident(target.nspname), others
+            USING ERRCODE = '42501',
+                  DETAIL = 'Functions of the edition run as its owner; a role that may create in their schema could put there a function or an operator that they would call.',
+                  HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %s FROM %s; then run the file again. Or install into a schema of your own.',
+                                           pg_catalog.quote_ident(target.nspname), others);
+    END IF;
+    owner := CASE WHEN target.nspowner = 'pg_database_owner'::pg_catalog.regrole
+                  THEN (SELECT d.datdba FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
+                  ELSE target.nspowner END;
+    SELECT r.oid, r.rolname, r.rolsuper INTO installer FROM pg_catalog.pg_roles r WHERE r.rolname = current_user;
+    IF owner <> installer.oid AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.oid = owner)
+       AND (installer.rolsuper OR NOT pg_catalog.pg_has_role(installer.oid, owner, 'MEMBER')) THEN
+        RAISE EXCEPTION 'idgen will not be installed into schema %: its owner % is not a role that % acts as',
+                        pg_catalog.quote_ident(target.nspname), owner::pg_catalog.regrole, pg_catalog.quote_ident(installer.rolname)
+            USING ERRCODE = '42501',
+                  DETAIL = 'Functions of the edition run as its owner; the owner of their schema could replace what they call.',
+                  HINT = 'Install into a schema of your own (CREATE SCHEMA idgen), or as the schema''s owner.';
+    END IF;
+END
+$$;
 
 -- ---- Internal helpers -------------------------------------------------------------------------
 
@@ -668,6 +723,86 @@ RETURN _idgen_timestamptz(floor(_idgen_unix_micros(epoch) / 1000.0)::bigint
 COMMENT ON FUNCTION snowflake_runs_out(timestamptz, text) IS
     'When the time field of a layout with this epoch runs out: no id of it can be issued at or after that time (idgen, snowcast and javascript: epoch + 2^41 ms, 69.7 years; sonyflake: epoch + 2^39 ticks of 10 ms, 174 years)';
 
+-- ---- The edition's advisory locks ------------------------------------------------------------
+-- The edition serializes with advisory locks of class 1768842596 ('idgd'), keyed by the oid of
+-- what they guard: a sequencer's sequence (see Snowflake sequencers) and the node table. It holds
+-- one for a statement or two (a nextval; a jump's setval and nextval; a drop, to the end of its
+-- transaction), but any role that can connect may take the same lock (pg_advisory_lock; the keys
+-- are in pg_class, which every role reads), so no wait for one is left unbounded: a lock not free
+-- at once is waited for up to a bound, then refused with 55P03, naming what it guards and the
+-- sessions that hold it.
+-- The bound is the caller's lock_timeout where that is shorter and not 0, else 1 s, the default of
+-- the C extension's idgen.max_wait. The edition's own holds last microseconds, so a wait of 1 s is
+-- a session holding the lock itself, or one that holds it and waits for something else (a jump
+-- waiting for its sequence, held by an ALTER SEQUENCE; a drop's open transaction); a caller that
+-- will not wait so long sets a shorter lock_timeout. It is lock_timeout, set for the one blocking
+-- call (set_config, local to the transaction) inside a block of its own: the block's
+-- subtransaction undoes the setting when the wait fails or is cancelled, and the caller's value is
+-- set back when it is granted. A statement_timeout or a cancel that comes first stops the wait as
+-- before.
+CREATE OR REPLACE FUNCTION _idgen_advisory_lock(key integer, mode text, what text) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+AS $$
+DECLARE
+    caller_timeout text := pg_catalog.current_setting('lock_timeout');
+    taken boolean;
+    bound_ms integer;
+    holders text;
+BEGIN
+    taken := CASE mode WHEN 'shared' THEN pg_catalog.pg_try_advisory_lock_shared(1768842596, key)
+                       WHEN 'exclusive' THEN pg_catalog.pg_try_advisory_lock(1768842596, key)
+                       ELSE pg_catalog.pg_try_advisory_xact_lock(1768842596, key) END;
+    IF taken THEN
+        RETURN;
+    END IF;
+    -- (SHOW's form of lock_timeout, a number and a unit, reads as an interval; pg_settings would
+    -- take a millisecond to read.)
+    bound_ms := extract(epoch FROM caller_timeout::interval) * 1000;
+    bound_ms := CASE WHEN bound_ms BETWEEN 1 AND 999 THEN bound_ms ELSE 1000 END;
+    BEGIN
+        PERFORM pg_catalog.set_config('lock_timeout', bound_ms::text, true);
+        IF mode = 'shared' THEN
+            PERFORM pg_catalog.pg_advisory_lock_shared(1768842596, key);
+        ELSIF mode = 'exclusive' THEN
+            PERFORM pg_catalog.pg_advisory_lock(1768842596, key);
+        ELSE
+            PERFORM pg_catalog.pg_advisory_xact_lock(1768842596, key);
+        END IF;
+    EXCEPTION WHEN lock_not_available THEN
+        SELECT CASE pg_catalog.count(DISTINCT l.pid) WHEN 0 THEN 'another session' WHEN 1 THEN 'pid ' ELSE 'pids ' END
+               || coalesce(pg_catalog.string_agg(DISTINCT l.pid::text, ', '), '') INTO holders
+        FROM pg_catalog.pg_locks l
+        WHERE l.locktype = 'advisory' AND l.granted AND l.pid <> pg_catalog.pg_backend_pid()
+          AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
+          AND l.classid = 1768842596 AND l.objid = key::oid AND l.objsubid = 2;
+        RAISE EXCEPTION 'could not lock % within % ms', what, bound_ms
+            USING ERRCODE = '55P03',
+                  DETAIL = pg_catalog.format('Its advisory lock (1768842596, %s) is held by %s.', key, holders),
+                  HINT = 'idgen holds this lock for microseconds: a session that holds it longer took it itself (pg_advisory_lock) or waits while it holds it. pg_stat_activity shows what it runs; SELECT pg_terminate_backend(pid) ends it.';
+    END;
+    PERFORM pg_catalog.set_config('lock_timeout', caller_timeout, true);
+END
+$$;
+COMMENT ON FUNCTION _idgen_advisory_lock(integer, text, text) IS
+    'internal: the edition''s advisory lock of key, shared, exclusive (both the session''s) or the transaction''s, waited for up to the lesser of lock_timeout and 1 s; 55P03 naming what (the thing it guards) and its holders';
+
+-- What an edition's session lock of key this session holds, released: every exit from a block
+-- that takes one (an error, a lock_timeout, a cancel or statement_timeout, which WHEN others does
+-- not catch) calls it, so that none outlives the call that took it.
+CREATE OR REPLACE FUNCTION _idgen_advisory_release(key integer) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+AS $$
+BEGIN
+    PERFORM CASE WHEN l.mode = 'ShareLock' THEN pg_catalog.pg_advisory_unlock_shared(1768842596, key)
+                 ELSE pg_catalog.pg_advisory_unlock(1768842596, key) END
+    FROM pg_catalog.pg_locks l
+    WHERE l.locktype = 'advisory' AND l.pid = pg_catalog.pg_backend_pid() AND l.granted
+      AND l.classid = 1768842596 AND l.objid = key::oid AND l.objsubid = 2;
+END
+$$;
+COMMENT ON FUNCTION _idgen_advisory_release(integer) IS
+    'internal: releases the edition''s session locks of key that this session holds';
+
 -- ---- The node id: which server of an id space this database is ------------------------------
 -- Servers that make ids of one id space (a fleet, or both sides of a blue/green move) keep them
 -- apart by construction only if each has a node id of its own, in every id: 13 bits, 0 .. 8191.
@@ -743,11 +878,11 @@ CREATE OR REPLACE FUNCTION _idgen_node_check() RETURNS integer
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE
 AS $$
 DECLARE
-    started text := to_char(pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00');
-    file text := pg_relation_filepath('_idgen_node');
+    started text := pg_catalog.to_char(pg_catalog.pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00');
+    file text := pg_catalog.pg_relation_filepath('_idgen_node');
     here_system bigint;
     here_database oid;
-    schema text := quote_ident(current_schema());
+    schema text := pg_catalog.quote_ident(pg_catalog.current_schema());
     mine _idgen_node;
     latest _idgen_node;
     here record;
@@ -757,8 +892,8 @@ BEGIN
     IF FOUND THEN
         RETURN mine.node_id;
     END IF;
-    here_system := (SELECT system_identifier FROM pg_control_system());
-    here_database := (SELECT oid FROM pg_database WHERE datname = current_database());
+    here_system := (SELECT system_identifier FROM pg_catalog.pg_control_system());
+    here_database := (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database());
     SELECT * INTO mine FROM _idgen_node n WHERE n.system_identifier = here_system AND n.database_oid = here_database;
     IF mine IS NULL THEN
         SELECT * INTO latest FROM _idgen_node ORDER BY set_at DESC LIMIT 1;
@@ -766,33 +901,33 @@ BEGIN
             RAISE EXCEPTION 'this database has no idgen node id'
                 USING ERRCODE = '55000',
                       DETAIL = 'Servers that make ids of one id space keep them apart by their node ids.',
-                      HINT = format('Its owner gives it one that no other server making these ids has: SELECT %s.idgen_set_node_id(n), n in 0..8191.', schema);
+                      HINT = pg_catalog.format('Its owner gives it one that no other server making these ids has: SELECT %s.idgen_set_node_id(n), n in 0..8191.', schema);
         END IF;
         RAISE EXCEPTION 'this database''s idgen node id % was given on another server or in another database', latest.node_id
             USING ERRCODE = '55000',
-                  DETAIL = format('It was set on the server of system identifier %s, in the database of oid %s; this is %s, %s. A copy (a restore, pg_upgrade, a physical or logical copy) makes no id until its owner says which node id it has.',
-                                  latest.system_identifier, latest.database_oid, here_system, here_database),
-                  HINT = format('Where the original may still make ids (blue/green, a copy beside it), give this one its own: SELECT %s.idgen_set_node_id(n). Where it makes no more and this database''s sequences came with its data (pg_upgrade, a whole dump restored), keep it: SELECT %s.idgen_set_node_id(%s).',
-                                schema, schema, latest.node_id);
+                  DETAIL = pg_catalog.format('It was set on the server of system identifier %s, in the database of oid %s; this is %s, %s. A copy (a restore, pg_upgrade, a physical or logical copy) makes no id until its owner says which node id it has.',
+                                             latest.system_identifier, latest.database_oid, here_system, here_database),
+                  HINT = pg_catalog.format('Where the original may still make ids (blue/green, a copy beside it), give this one its own: SELECT %s.idgen_set_node_id(n). Where it makes no more and this database''s sequences came with its data (pg_upgrade, a whole dump restored), keep it: SELECT %s.idgen_set_node_id(%s).',
+                                           schema, schema, latest.node_id);
     END IF;
     SELECT * INTO here FROM _idgen_node_here();
     IF mine.timeline = here.timeline AND mine.data_directory <> here.data_directory THEN
         RAISE EXCEPTION 'this database''s idgen node id % was given to the server of another data directory', mine.node_id
             USING ERRCODE = '55000',
-                  DETAIL = format('It was set or last checked in %s, on the WAL timeline this server runs on from %s: a physical copy started beside its original (a base backup, a storage snapshot) makes no id until its owner says which node id it has.',
-                                  mine.data_directory, here.data_directory),
-                  HINT = format('Where the original may still make ids, give this one its own: SELECT %s.idgen_set_node_id(n). Where the original makes no more (its data directory moved here), keep it: SELECT %s.idgen_set_node_id(%s).',
-                                schema, schema, mine.node_id);
+                  DETAIL = pg_catalog.format('It was set or last checked in %s, on the WAL timeline this server runs on from %s: a physical copy started beside its original (a base backup, a storage snapshot) makes no id until its owner says which node id it has.',
+                                             mine.data_directory, here.data_directory),
+                  HINT = pg_catalog.format('Where the original may still make ids, give this one its own: SELECT %s.idgen_set_node_id(n). Where the original makes no more (its data directory moved here), keep it: SELECT %s.idgen_set_node_id(%s).',
+                                           schema, schema, mine.node_id);
     END IF;
     IF mine.fast_for IS DISTINCT FROM started || ' ' || file
-       AND NOT pg_is_in_recovery() AND NOT current_setting('transaction_read_only')::boolean
-       AND pg_try_advisory_xact_lock(1768842596, '_idgen_node'::regclass::oid::integer) THEN
-        EXECUTE format($f$CREATE OR REPLACE FUNCTION %1$s._idgen_node_id() RETURNS integer
+       AND NOT pg_catalog.pg_is_in_recovery() AND NOT pg_catalog.current_setting('transaction_read_only')::boolean
+       AND pg_catalog.pg_try_advisory_xact_lock(1768842596, '_idgen_node'::regclass::oid::integer) THEN
+        EXECUTE pg_catalog.format($f$CREATE OR REPLACE FUNCTION %1$s._idgen_node_id() RETURNS integer
                               LANGUAGE sql VOLATILE PARALLEL UNSAFE
-                          RETURN CASE WHEN pg_postmaster_start_time() = %2$L::timestamptz
-                                           AND pg_relation_filepath(%3$s::oid::regclass) = %4$L
+                          RETURN CASE WHEN pg_catalog.pg_postmaster_start_time() = %2$L::timestamptz
+                                           AND pg_catalog.pg_relation_filepath(%3$s::oid::regclass) = %4$L
                                       THEN %5$s ELSE %1$s._idgen_node_check() END$f$,
-                       schema, started, '_idgen_node'::regclass::oid, file, mine.node_id);
+                                  schema, started, '_idgen_node'::regclass::oid, file, mine.node_id);
         UPDATE _idgen_node n SET fast_for = started || ' ' || file, timeline = coalesce(here.timeline, n.timeline),
                                  data_directory = coalesce(here.data_directory, n.data_directory)
         WHERE n.system_identifier = here_system AND n.database_oid = here_database;
@@ -840,7 +975,9 @@ BEGIN
                   DETAIL = 'Both would make ids under it while the subscription lasts.',
                   HINT = 'Give this database a node id of its own.';
     END IF;
-    PERFORM pg_advisory_xact_lock(1768842596, node_table::oid::integer);
+    EXECUTE format('SELECT %s._idgen_advisory_lock($1, ''transaction'', ''the idgen node id'')',
+                   (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = node_table))
+        USING node_table::oid::integer;
     EXECUTE format('INSERT INTO %1$s AS n (system_identifier, database_oid, node_id, timeline, data_directory)
                     SELECT $1, $2, $3, h.timeline, h.data_directory FROM %2$s._idgen_node_here() h
                     ON CONFLICT (system_identifier, database_oid)
@@ -1327,21 +1464,31 @@ CREATE OR REPLACE FUNCTION _idgen_snowflake_jump(name text) RETURNS bigint
 AS $$
 DECLARE
     d snowflake_definitions;
+    lock_key integer;
     now_value bigint;
     v bigint;
 BEGIN
-    SELECT * INTO d FROM snowflake_definitions s WHERE s.name = _idgen_snowflake_jump.name;
+    SELECT * INTO d FROM snowflake_definitions s WHERE s.name OPERATOR(pg_catalog.=) _idgen_snowflake_jump.name;
     IF d IS NULL THEN
         RAISE EXCEPTION 'Snowflake sequencer "%" does not exist', name USING ERRCODE = '42704';
     END IF;
+    lock_key := d.serial::oid::integer;
     now_value := _idgen_snowflake_now_value(d.epoch, d.counter_bits, d.tick_ms);
-    PERFORM pg_advisory_lock(1768842596, d.serial::oid::integer);
-    -- No nextval runs now: the sequence's last value is every value handed out.
-    IF pg_sequence_last_value(d.serial) < now_value THEN
-        PERFORM setval(d.serial, now_value, false);
-    END IF;
-    v := nextval(d.serial);
-    PERFORM pg_advisory_unlock(1768842596, d.serial::oid::integer);
+    -- The lock is the session's, and any role that may call snowflake_next may call this directly,
+    -- with no handler of its own around it: this block's releases it on every exit (an error, a
+    -- lock_timeout, and a cancel or statement_timeout, which WHEN others does not catch).
+    BEGIN
+        PERFORM _idgen_advisory_lock(lock_key, 'exclusive', pg_catalog.format('Snowflake sequencer "%s"', name));
+        -- No nextval runs now: the sequence's last value is every value handed out.
+        IF pg_catalog.pg_sequence_last_value(d.serial) OPERATOR(pg_catalog.<) now_value THEN
+            PERFORM pg_catalog.setval(d.serial, now_value, false);
+        END IF;
+        v := pg_catalog.nextval(d.serial);
+        PERFORM pg_catalog.pg_advisory_unlock(1768842596, lock_key);
+    EXCEPTION WHEN others OR query_canceled THEN
+        PERFORM _idgen_advisory_release(lock_key);
+        RAISE;
+    END;
     RETURN v;
 END
 $$;
@@ -1372,22 +1519,27 @@ BEGIN
     -- The locks are the session's (a transaction's would keep every jump waiting until the
     -- caller's transaction ends), so nothing may leave this block holding one: an error, a
     -- lock_timeout, and a cancel or statement_timeout (which WHEN others does not catch) at any
-    -- statement, a wait included, releases what pg_locks says this session still holds.
+    -- statement, a wait included, releases what pg_locks says this session still holds. The lock
+    -- is free but for a jump's moment: tried first, and waited for with a bound only when taken
+    -- (see the edition's advisory locks). PL/pgSQL resolves names at run time, in the caller's
+    -- search_path: the edition's own functions are called in its schema, named.
     BEGIN
-        PERFORM pg_advisory_lock_shared(1768842596, lock_key);   -- 'idgd'
+        IF NOT pg_try_advisory_lock_shared(1768842596, lock_key) THEN   -- 'idgd'
+            EXECUTE format('SELECT %s._idgen_advisory_lock($1, ''shared'', $2)',
+                           (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = d.serial))
+                USING lock_key, format('Snowflake sequencer "%s"', name);
+        END IF;
         v := nextval(d.serial);
         PERFORM pg_advisory_unlock_shared(1768842596, lock_key);
-        IF v < now_value THEN   -- (PL/pgSQL resolves names at run time: the edition's schema named)
+        IF v < now_value THEN
             EXECUTE format('SELECT %s._idgen_snowflake_jump($1)',
                            (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = d.serial))
                 INTO v USING name;
         END IF;
     EXCEPTION WHEN others OR query_canceled THEN
-        PERFORM CASE WHEN l.mode = 'ShareLock' THEN pg_advisory_unlock_shared(1768842596, lock_key)
-                     ELSE pg_advisory_unlock(1768842596, lock_key) END
-        FROM pg_locks l
-        WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.granted
-          AND l.classid = 1768842596 AND l.objid = lock_key::oid AND l.objsubid = 2;
+        EXECUTE format('SELECT %s._idgen_advisory_release($1)',
+                       (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = d.serial))
+            USING lock_key;
         RAISE;
     END;
     -- In the transaction that made the sequencer, a value ahead of the clock (a burst past the
@@ -1428,8 +1580,10 @@ BEGIN
     END IF;
     -- The end of the last value's tick (no value handed out: nothing to keep). Values are
     -- handed out under the sequencer's lock held shared; taken exclusively here (until the
-    -- transaction ends), none is in flight.
-    PERFORM pg_advisory_xact_lock(1768842596, d.serial::oid::integer);
+    -- transaction ends, waited for with a bound: see the edition's advisory locks), none is in
+    -- flight.
+    EXECUTE format('SELECT %s._idgen_advisory_lock($1, ''transaction'', $2)', schema)
+        USING d.serial::oid::integer, format('Snowflake sequencer "%s"', name);
     EXECUTE format('INSERT INTO %s._idgen_snowflake_retired AS r
                     SELECT $1, ((v >> $2) + 1) * $5 + floor(extract(epoch FROM $3) * 1000)::bigint,
                            ((v >> $2) + 1) * 2::numeric ^ ($2 + $6)

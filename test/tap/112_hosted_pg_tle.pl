@@ -3,7 +3,7 @@
 # - the README's three commands: pg_tle created by the administrator, hosted/register_pg_tle.sql
 #   run by a role in pgtle_admin, CREATE EXTENSION idgen_hosted by a role that is not a
 #   superuser; every function of the edition is the extension's member, its state the
-#   extension's configuration;
+#   extension's configuration; CREATE EXTENSION into a schema where PUBLIC may create is refused;
 # - pg_dump (pg_tle's own schema left out) restored into a database where pg_tle and the
 #   registration came first: the copy makes more ids, none it had made before;
 # - an update from the edition's previous version (0.9.3's file, from the repository's history),
@@ -76,6 +76,15 @@ my $dump = PostgreSQL::Test::Utils::tempdir('pg_tle_dump') . '/appdb.dump';
 $node->command_ok([ 'pg_dump', '-Fc', '-U', 'app', '--exclude-schema=pgtle', '-f', $dump, $node->connstr('appdb') ],
                   'pg_dump of the database');
 ok(psql_file('restored', 'hosted/register_pg_tle.sql'), 'the target database registers the edition first');
+# As an extension script the edition checks the extension's schema (first in search_path there):
+# one in which other roles may create is refused, as the plain file refuses it.
+my ($refused_ret, $refused_out, $refused_err) = $node->psql('restored', q{\set VERBOSITY verbose
+    CREATE SCHEMA open_to_all;
+    GRANT CREATE ON SCHEMA open_to_all TO PUBLIC;
+    CREATE EXTENSION idgen_hosted SCHEMA open_to_all;}, @app);
+like($refused_err, qr/42501: idgen will not be installed into schema open_to_all: roles other than its owner may create in it \(PUBLIC\)/,
+     'CREATE EXTENSION into a schema where PUBLIC may create: refused (42501)');
+$node->safe_psql('restored', 'DROP SCHEMA open_to_all', @app);
 my $list = "$dump.list";
 PostgreSQL::Test::Utils::append_to_file($list,
     join('', grep { !/ EXTENSION - pg_tle | EXTENSION pg_tle $/ } `pg_restore -l $dump`));
