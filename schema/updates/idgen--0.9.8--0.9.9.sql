@@ -635,6 +635,12 @@ CREATE TABLE @extschema@.idgen_backfill_runs (
     current_partition regclass,
     last_key jsonb,
     partitions_done regclass[] NOT NULL DEFAULT '{}',
+    -- A Citus distributed table's run, on the coordinator: last_key is {"shard": shard id}, the
+    -- shard the first pass is in (current_partition the distributed table or partition it is
+    -- of); shards_done the shards whose first pass is finished; shard_rows the rows filled in
+    -- each shard placement ("shard@host:port") as its worker counts them, rows_done their sum.
+    shards_done bigint[] NOT NULL DEFAULT '{}',
+    shard_rows jsonb NOT NULL DEFAULT '{}',
     rows_estimate bigint NOT NULL,
     rows_done bigint NOT NULL DEFAULT 0,
     batches bigint NOT NULL DEFAULT 0,
@@ -745,6 +751,23 @@ CREATE FUNCTION idgen_internal._backfill_key(leaf regclass) RETURNS name[]
 COMMENT ON FUNCTION idgen_internal._backfill_key(regclass) IS
     'internal: the primary key columns of a table, NULL when it has none';
 
+-- Whether a table is in Citus's metadata (a distributed, reference or Citus local table): its rows
+-- are in shards, on the nodes of their placements. False where Citus is not installed.
+CREATE FUNCTION idgen_internal._backfill_citus_table(relation regclass) RETURNS boolean
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found boolean := false;
+BEGIN
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)' INTO STRICT found USING relation;
+    END IF;
+    RETURN found;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_citus_table(regclass) IS
+    'internal: whether a table is a Citus table (its rows in shards)';
+
 -- Everything idgen_backfill checks before it claims a run, each with its SQLSTATE; returns the
 -- expression that makes one row's id (the generator, given the row's time column; every name
 -- quoted, the generator's argument a literal), or NULL where the column cannot hold a NULL.
@@ -765,7 +788,8 @@ DECLARE
     wants_arg boolean;
     family text;
     call text;
-    distributed boolean;
+    expr text;
+    replicated boolean;
 BEGIN
     IF relation IS NULL OR id_column IS NULL OR generator IS NULL THEN
         RAISE EXCEPTION 'idgen_backfill: table, id_column and generator must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -776,15 +800,6 @@ BEGIN
     END IF;
     IF NOT idgen_internal._backfill_owns(relation) THEN
         RAISE EXCEPTION 'idgen_backfill: must be owner of table %', relation USING ERRCODE = 'insufficient_privilege';
-    END IF;
-    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
-        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)' INTO STRICT distributed USING relation;
-        IF distributed THEN
-            RAISE EXCEPTION 'idgen_backfill: % is a Citus table', relation
-                USING ERRCODE = 'feature_not_supported',
-                      HINT = format('Run the UPDATE on each shard, on its worker: SELECT * FROM run_command_on_shards(%L, $cmd$UPDATE %%s SET %I = ... WHERE %I IS NULL$cmd$).',
-                                    relation::text, id_column, id_column);
-        END IF;
     END IF;
     id_att := idgen_internal._column_number(relation, id_column);
     id_type := idgen_internal._column_type(relation, id_att);
@@ -852,18 +867,133 @@ BEGIN
             USING ERRCODE = 'invalid_transaction_state',
                   HINT = 'SET default_transaction_isolation = ''read committed'' for the session first: a batch skips rows other sessions hold, which a serializable one could not.';
     END IF;
+    expr := CASE WHEN wants_arg AND retrospective THEN format(call, '@extschema@', arg, time_column)
+                 WHEN wants_arg THEN format(call, '@extschema@', arg)
+                 WHEN retrospective THEN format(call, '@extschema@', time_column)
+                 ELSE format(call, '@extschema@') END;
+    -- A Citus table is backfilled shard by shard on the node of its placement (_backfill_shard_batch),
+    -- which keeps the copies of a shard with several placements (a reference table, a replication
+    -- factor above 1) identical only if each is written the same: Citus's own UPDATE does that,
+    -- with the ids made once on the coordinator.
+    IF idgen_internal._backfill_citus_table(relation) THEN
+        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_shard s JOIN pg_catalog.pg_dist_placement p USING (shardid)
+                                WHERE s.logicalrelid = ANY ($1) GROUP BY s.shardid HAVING count(*) > 1)'
+            INTO replicated USING idgen_internal._backfill_leaves(relation);
+        IF replicated THEN
+            RAISE EXCEPTION 'idgen_backfill: % is a Citus table with several copies of a shard (a reference table, or replicated)', relation
+                USING ERRCODE = 'feature_not_supported',
+                      DETAIL = 'A batch written on one copy would leave the others without its ids.',
+                      HINT = format('Run Citus''s UPDATE with the ids made on the coordinator, in batches until it updates no row: WITH v AS MATERIALIZED (SELECT KEY, %s AS id FROM %s WHERE %I IS NULL LIMIT 10000) UPDATE %s t SET %I = v.id FROM v WHERE t.KEY = v.KEY (KEY: its primary key).',
+                                    expr, relation, id_column, relation, id_column);
+        END IF;
+    END IF;
     IF (SELECT a.attnotnull FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum = id_att) THEN
         RAISE NOTICE 'idgen_backfill: column % of % is NOT NULL: nothing to fill', quote_ident(id_column), relation;
         RETURN NULL;
     END IF;
-    RETURN CASE WHEN wants_arg AND retrospective THEN format(call, '@extschema@', arg, time_column)
-                WHEN wants_arg THEN format(call, '@extschema@', arg)
-                WHEN retrospective THEN format(call, '@extschema@', time_column)
-                ELSE format(call, '@extschema@') END;
+    RETURN expr;
 END
 $$;
 COMMENT ON FUNCTION idgen_internal._backfill_check(regclass, name, text, name, integer, interval, bigint, integer) IS
     'internal: idgen_backfill''s checks of its arguments; the SQL expression of one row''s id, NULL for a NOT NULL column';
+
+-- The rows a new run of one leaf has to fill, estimated as the planner does: the leaf's rows
+-- (pg_class.reltuples) times the column's share of NULLs (pg_stats; all of them where the column
+-- has no statistics yet, as a column just added); counted in a leaf never analyzed (reltuples
+-- -1), which autovacuum leaves so only while it is small. A Citus table's: its shards', each
+-- estimated on the node of its placement.
+CREATE FUNCTION idgen_internal._backfill_estimate(leaf regclass, id_column name) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    leaf_rows double precision;
+    null_share double precision;
+BEGIN
+    IF idgen_internal._backfill_citus_table(leaf) THEN
+        RETURN (SELECT coalesce(sum((idgen_internal._backfill_on_shard(leaf, s.shard, 'idgen_internal._backfill_estimate',
+                                                                       quote_literal(id_column))).answer::bigint), 0)
+                FROM unnest(idgen_internal._backfill_shards(leaf)) s (shard));
+    END IF;
+    SELECT c.reltuples, coalesce(s.null_frac, 1) INTO leaf_rows, null_share
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = id_column
+    WHERE c.oid = leaf;
+    IF leaf_rows < 0 THEN
+        EXECUTE format('SELECT count(*) FROM ONLY %s WHERE %I IS NULL', leaf, id_column) INTO leaf_rows;
+        null_share := 1;
+    END IF;
+    RETURN (leaf_rows * null_share)::bigint;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_estimate(regclass, name) IS
+    'internal: the rows of a table (a leaf, a Citus shard or all its shards) whose column is NULL, as the planner estimates them';
+
+-- A Citus table's shards, by id; NULL for any other table.
+CREATE FUNCTION idgen_internal._backfill_shards(leaf regclass) RETURNS bigint[]
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    shards bigint[];
+BEGIN
+    IF idgen_internal._backfill_citus_table(leaf) THEN
+        EXECUTE 'SELECT coalesce(array_agg(s.shardid ORDER BY s.shardid), ''{}'') FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid = $1'
+            INTO STRICT shards USING leaf;
+    END IF;
+    RETURN shards;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_shards(regclass) IS
+    'internal: the shards of a Citus table, NULL for another table';
+
+-- Calls fn(shard, args) on the node of a Citus shard's placement and returns its value as jsonb
+-- and the placement ("host:port"), the shard shown in pg_class there (Citus hides shards from
+-- other sessions' catalog queries: citus.override_table_visibility). Through Citus's master_run_on_worker (the function under
+-- run_command_on_placements), which opens a connection of its own: the call is a transaction
+-- there, committed when it returns, whatever this transaction does after. A function of this
+-- file answers its errors as {"sqlstate", "message", "detail", "hint"} (_backfill_shard), raised
+-- here as they were there, with the placement named; any other failure (the node unreachable,
+-- idgen missing there) is 08000 with the node's words.
+CREATE FUNCTION idgen_internal._backfill_on_shard(leaf regclass, shard bigint, fn text, args text,
+        OUT placement text, OUT answer jsonb)
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    node text;
+    port integer;
+    shard_name text;
+    ok boolean;
+    result text;
+BEGIN
+    EXECUTE 'SELECT p.nodename, p.nodeport, pg_catalog.shard_name($1, $2) FROM pg_catalog.pg_dist_shard_placement p
+             WHERE p.shardid = $2 AND p.shardstate = 1 LIMIT 1'
+        INTO node, port, shard_name USING leaf, shard;
+    IF node IS NULL THEN
+        RAISE EXCEPTION 'idgen_backfill: shard % of % is gone (split or dropped since the run started)', shard, leaf
+            USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'CALL it again: it goes through the shards there are now.';
+    END IF;
+    placement := node || ':' || port;
+    EXECUTE 'SELECT r.success, r.result FROM pg_catalog.master_run_on_worker(ARRAY[$1], ARRAY[$2], ARRAY[$3], false) r'
+        INTO ok, result
+        USING node, port, format('SELECT pg_catalog.to_jsonb(%s(%L::regclass, %s)) FROM (SELECT pg_catalog.set_config(''citus.override_table_visibility'', ''off'', true)) v',
+                                 fn, shard_name, args);
+    IF NOT ok THEN
+        RAISE EXCEPTION 'idgen_backfill: could not work on shard % of % on %: %', shard, leaf, placement, result
+            USING ERRCODE = 'connection_exception';
+    END IF;
+    answer := result::jsonb;
+    IF answer ? 'sqlstate' THEN   -- RAISE takes no NULL option, and shows an empty one
+        result := format('%s (shard %s of %s on %s)', answer ->> 'message', shard, leaf, placement);
+        CASE (answer ? 'detail')::integer * 2 + (answer ? 'hint')::integer
+        WHEN 3 THEN RAISE EXCEPTION USING ERRCODE = answer ->> 'sqlstate', MESSAGE = result, DETAIL = answer ->> 'detail', HINT = answer ->> 'hint';
+        WHEN 2 THEN RAISE EXCEPTION USING ERRCODE = answer ->> 'sqlstate', MESSAGE = result, DETAIL = answer ->> 'detail';
+        WHEN 1 THEN RAISE EXCEPTION USING ERRCODE = answer ->> 'sqlstate', MESSAGE = result, HINT = answer ->> 'hint';
+        ELSE RAISE EXCEPTION USING ERRCODE = answer ->> 'sqlstate', MESSAGE = result;
+        END CASE;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_on_shard(regclass, bigint, text, text) IS
+    'internal: calls a function of this file on a Citus shard, on the node of its placement, in a transaction there; its value as jsonb, its errors raised here';
 
 -- Claims the progress row of a table's column for this CALL and returns the claim's time, which
 -- every later write of the run names. Two runs never work on the same rows at once: a run claims
@@ -874,7 +1004,7 @@ COMMENT ON FUNCTION idgen_internal._backfill_check(regclass, name, text, name, i
 -- replaced this one. A run that stopped (canceled, failed, its session gone) holds nothing: its
 -- backend moved on, so the next CALL, from any session, continues where it committed last.
 CREATE FUNCTION idgen_internal._backfill_claim(relation regclass, id_column name, generator text, time_column name,
-        batch_rows integer, pause interval, max_replication_lag bigint)
+        batch_rows integer, pause interval, max_replication_lag bigint, run_started timestamptz DEFAULT NULL)
     RETURNS timestamptz
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -886,9 +1016,6 @@ DECLARE
     existed boolean;
     claimed timestamptz;
     estimate bigint;
-    leaf regclass;
-    leaf_rows double precision;
-    null_share double precision;
 BEGIN
     PERFORM pg_advisory_xact_lock(1768187746, (root::oid::bigint - 2147483648)::integer);   -- 1768187746: 'idgb'
     SELECT * INTO other FROM @extschema@.idgen_backfill_runs o
@@ -905,6 +1032,11 @@ BEGIN
     SELECT * INTO run FROM @extschema@.idgen_backfill_runs r
     WHERE r.relation = _backfill_claim.relation AND r.id_column = _backfill_claim.id_column FOR UPDATE;
     existed := FOUND;
+    -- A Citus shard's row belongs to one run of the coordinator (run_started): the row of an
+    -- earlier one is replaced, whatever it used.
+    IF run_started IS NOT NULL AND run.started_at IS DISTINCT FROM run_started THEN
+        existed := false;
+    END IF;
     IF existed AND run.phase <> 'done' AND (run.generator, run.time_column) IS DISTINCT FROM (generator, time_column) THEN
         RAISE EXCEPTION 'idgen_backfill: the unfinished backfill of column % of % uses generator % and time column %',
             quote_ident(id_column), relation, run.generator, coalesce(quote_ident(run.time_column), 'none')
@@ -920,35 +1052,23 @@ BEGIN
         WHERE r.relation = _backfill_claim.relation AND r.id_column = _backfill_claim.id_column;
         RETURN claimed;
     END IF;
-    -- A new run. The rows it has to fill, estimated as the planner does: each leaf's rows
-    -- (pg_class.reltuples) times the column's share of NULLs (pg_stats; all of them where the
-    -- column has no statistics yet, as a column just added); counted in a leaf never analyzed
-    -- (reltuples -1), which autovacuum leaves so only while it is small. After a finished run it
-    -- starts with the final pass: its first pass went through every row, and what is NULL now
-    -- is what came in since.
-    estimate := 0;
-    FOR leaf, leaf_rows, null_share IN
-        SELECT l.leaf, c.reltuples, coalesce(s.null_frac, 1)
-        FROM unnest(idgen_internal._backfill_leaves(relation)) l (leaf)
-        JOIN pg_class c ON c.oid = l.leaf JOIN pg_namespace n ON n.oid = c.relnamespace
-        LEFT JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = id_column
-    LOOP
-        IF leaf_rows < 0 THEN
-            EXECUTE format('SELECT count(*) FROM ONLY %s WHERE %I IS NULL', leaf, id_column) INTO leaf_rows;
-            null_share := 1;
-        END IF;
-        estimate := estimate + (leaf_rows * null_share)::bigint;
-    END LOOP;
+    -- A new run, with the rows it has to fill (_backfill_estimate). After a finished run it starts
+    -- with the final pass: its first pass went through every row, and what is NULL now is what
+    -- came in since. A shard's row starts with the first pass: the coordinator says when its
+    -- final pass begins.
+    estimate := (SELECT coalesce(sum(idgen_internal._backfill_estimate(l.leaf, id_column)), 0)
+                 FROM unnest(idgen_internal._backfill_leaves(relation)) l (leaf));
     DELETE FROM @extschema@.idgen_backfill_runs r WHERE r.relation = _backfill_claim.relation AND r.id_column = _backfill_claim.id_column;
     INSERT INTO @extschema@.idgen_backfill_runs (relation, id_column, generator, time_column, batch_rows, pause, max_replication_lag,
                                                  phase, pid, claimed_at, rows_estimate, started_at)
     VALUES (relation, id_column, generator, time_column, batch_rows, pause, max_replication_lag,
-            CASE WHEN existed THEN 'final pass' ELSE 'first pass' END, pg_backend_pid(), claimed, estimate, claimed);
+            CASE WHEN existed AND run_started IS NULL THEN 'final pass' ELSE 'first pass' END, pg_backend_pid(), claimed, estimate,
+            coalesce(run_started, claimed));
     RETURN claimed;
 END
 $$;
-COMMENT ON FUNCTION idgen_internal._backfill_claim(regclass, name, text, name, integer, interval, bigint) IS
-    'internal: claims (or resumes) the backfill run of a table''s column for this CALL; 55006 while another runs on its rows';
+COMMENT ON FUNCTION idgen_internal._backfill_claim(regclass, name, text, name, integer, interval, bigint, timestamptz) IS
+    'internal: claims (or resumes) the backfill run of a table''s column (of a Citus shard: for the coordinator''s run started then) for this CALL; 55006 while another runs on its rows';
 
 -- The progress row of this run, locked until the batch commits; 55006 where another run claimed
 -- it since (or it was deleted): this run then stops, and the other goes on alone.
@@ -992,6 +1112,29 @@ END
 $$;
 COMMENT ON FUNCTION idgen_internal._backfill_note(regclass, name, timestamptz, text, boolean, interval) IS
     'internal: records a backfill run''s phase or its waits for the replicas';
+
+-- Writes what a batch did to its run's row (locked by _backfill_run_row): where it got to (the
+-- leaf and its last key, or the shard), what it finished, the rows it filled (those of a Citus
+-- shard as its worker counts them: placement_rows for the placement, in place of the count this
+-- row had for it), the batch and its time.
+CREATE FUNCTION idgen_internal._backfill_progress(run @extschema@.idgen_backfill_runs, leaf regclass, to_key jsonb,
+        leaf_done boolean, filled bigint, shard bigint DEFAULT NULL, placement text DEFAULT NULL, placement_rows bigint DEFAULT NULL)
+    RETURNS void
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    UPDATE @extschema@.idgen_backfill_runs r
+    SET rows_done = r.rows_done + coalesce(placement_rows - coalesce((r.shard_rows ->> placement)::bigint, 0), filled),
+        shard_rows = CASE WHEN placement IS NULL THEN r.shard_rows ELSE r.shard_rows || jsonb_build_object(placement, placement_rows) END,
+        batches = r.batches + 1, waiting = false,
+        current_partition = leaf, last_key = CASE WHEN run.phase = 'first pass' THEN to_key END,
+        partitions_done = CASE WHEN run.phase = 'first pass' AND leaf_done AND shard IS NULL THEN r.partitions_done || leaf ELSE r.partitions_done END,
+        shards_done = CASE WHEN run.phase = 'first pass' AND leaf_done AND shard IS NOT NULL THEN r.shards_done || shard ELSE r.shards_done END,
+        working_time = r.working_time + (clock_timestamp() - GREATEST(r.last_batch_at, r.claimed_at)),
+        last_batch_at = clock_timestamp()
+    WHERE r.relation = (run).relation AND r.id_column = (run).id_column;
+END;
+COMMENT ON FUNCTION idgen_internal._backfill_progress(@extschema@.idgen_backfill_runs, regclass, jsonb, boolean, bigint, bigint, text, bigint) IS
+    'internal: writes what a backfill batch did to its run''s progress row';
 
 -- One batch of a run, in the caller's transaction (the procedure commits it): the next range of
 -- rows of one leaf by its primary key (the next batch_rows keys after the last one reached), or
@@ -1065,17 +1208,106 @@ BEGIN
     -- The rows locked above, by where their current versions are (the lock does not let them move).
     EXECUTE pg_catalog.format('UPDATE ONLY %s SET %I = %s WHERE ctid = ANY ($1)', leaf, id_column, expr) USING tids;
     GET DIAGNOSTICS filled = ROW_COUNT;
-    UPDATE @extschema@.idgen_backfill_runs r
-    SET rows_done = r.rows_done + filled, batches = r.batches + 1, waiting = false,
-        current_partition = leaf, last_key = CASE WHEN run.phase = 'first pass' THEN to_key END,
-        partitions_done = CASE WHEN run.phase = 'first pass' AND leaf_done THEN r.partitions_done || leaf ELSE r.partitions_done END,
-        working_time = r.working_time + (pg_catalog.clock_timestamp() - GREATEST(r.last_batch_at, r.claimed_at)),
-        last_batch_at = pg_catalog.clock_timestamp()
-    WHERE r.relation = _backfill_batch.relation AND r.id_column = _backfill_batch.id_column;
+    PERFORM idgen_internal._backfill_progress(run, leaf, to_key, leaf_done, filled);
 END
 $$;
 COMMENT ON FUNCTION idgen_internal._backfill_batch(regclass, name, timestamptz, regclass, text, integer) IS
     'internal: one batch of a backfill run: locks the next rows of one leaf whose id is NULL, skipping those others hold, fills them, writes the progress';
+
+-- ---- Citus: shard by shard, each batch on the node of the shard's placement
+-- A distributed table's UPDATE may not call a volatile function (Citus refuses it: the
+-- coordinator cannot give each placement the same value), and its rows are on the workers. So a
+-- run on the coordinator goes through the table's shards one at a time, and for each batch calls
+-- _backfill_shard on the shard's node through master_run_on_worker: one UPDATE of at most
+-- batch_rows NULL rows of that shard, made there (the ids carry that node's node id: with
+-- idgen.node_id_source = 'citus' its Citus group, so no two workers make the same id), no row
+-- pulled through the coordinator. Not a CALL of idgen_backfill on each worker (which Citus would
+-- run, each in a connection of its own): one call would do a whole shard, so the coordinator
+-- could neither pause between nor wait for the replicas before its batches, show how far each
+-- shard is, nor stop it (a cancel here does not reach the worker's CALL).
+--
+-- The worker's call is a transaction of its own there (master_run_on_worker's connection), not
+-- part of this one; so the shard's progress is kept on its node, in the shard's own row of that
+-- node's idgen_backfill_runs (the shard as its relation, started_at the coordinator run's), which
+-- the batch writes with the rows it fills: on each node the rows and the count that says so
+-- commit together, as on one server. The coordinator's row keeps what the workers answered: the
+-- shard it is in, the shards finished, each placement's count (rows_done is their sum: a batch
+-- whose answer this transaction never committed, the coordinator stopped in between, is counted
+-- again at the shard's next answer). A shard moved to another node starts over there (its rows
+-- filled stay filled: the NULL filter), counted under its new placement.
+
+-- One batch of a shard, on the node of its placement: the worker's half of _backfill_shard_batch.
+-- The shard's row is claimed, batched and written as one server's run is (_backfill_claim,
+-- _backfill_batch); its phase follows the coordinator's: the final pass starts when the coordinator's
+-- does, and a shard whose pass is over answers at once. The coordinator's TimeZone is this
+-- transaction's (a timestamp without time zone is read in it, as in the plain UPDATE). Every error
+-- is answered as {"sqlstate", "message", "detail", "hint"}, what the call did undone with it (the
+-- block's subtransaction), for the coordinator to raise; a cancel is not caught. Answers
+-- {"filled": rows this batch filled, "done": whether the shard's pass is over, "rows": the rows
+-- filled in the shard in this run}. No SET clause, as _backfill_batch.
+CREATE FUNCTION idgen_internal._backfill_shard(shard regclass, id_column name, generator text, time_column name,
+        batch_rows integer, final_pass boolean, run_started timestamptz, time_zone text)
+    RETURNS jsonb
+    LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    expr text;
+    run @extschema@.idgen_backfill_runs;
+    claimed timestamptz;
+    filled integer := 0;
+    done boolean := true;
+    state text;
+    message text;
+    detail text;
+    hint text;
+BEGIN
+    PERFORM pg_catalog.set_config('TimeZone', time_zone, true);
+    expr := idgen_internal._backfill_check(shard, id_column, generator, time_column, batch_rows, '0', NULL, 0);
+    SELECT * INTO run FROM @extschema@.idgen_backfill_runs r WHERE r.relation = shard AND r.id_column = _backfill_shard.id_column;
+    IF expr IS NOT NULL AND NOT coalesce(run.started_at = run_started AND (run.phase = 'done' OR (run.phase = 'final pass' AND NOT final_pass)), false) THEN
+        claimed := idgen_internal._backfill_claim(shard, id_column, generator, time_column, batch_rows, '0', NULL, run_started);
+        IF final_pass AND (idgen_internal._backfill_run_row(shard, id_column, claimed)).phase = 'first pass' THEN
+            PERFORM idgen_internal._backfill_note(shard, id_column, claimed, phase => 'final pass');
+        END IF;
+        SELECT * INTO filled, done FROM idgen_internal._backfill_batch(shard, id_column, claimed, shard, expr, batch_rows);
+        IF done THEN
+            PERFORM idgen_internal._backfill_note(shard, id_column, claimed, phase => CASE WHEN final_pass THEN 'done' ELSE 'final pass' END);
+        END IF;
+    END IF;
+    RETURN pg_catalog.jsonb_build_object('filled', filled, 'done', done,
+        'rows', (SELECT r.rows_done FROM @extschema@.idgen_backfill_runs r WHERE r.relation = shard AND r.id_column = _backfill_shard.id_column));
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+    RETURN pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('sqlstate', state, 'message', message,
+                                                                      'detail', NULLIF(detail, ''), 'hint', NULLIF(hint, '')));
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_shard(regclass, name, text, name, integer, boolean, timestamptz, text) IS
+    'internal: one batch of a backfill of a Citus shard, on the node of its placement, with the shard''s progress there; answers what it did, or its error';
+
+-- One batch of a Citus run, on the coordinator: _backfill_shard on the shard's node, then what it
+-- answered written to this run's row (locked meanwhile, _backfill_run_row).
+CREATE FUNCTION idgen_internal._backfill_shard_batch(relation regclass, id_column name, claimed_at timestamptz,
+        leaf regclass, shard bigint, batch_rows integer, OUT filled integer, OUT shard_done boolean)
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    run @extschema@.idgen_backfill_runs := idgen_internal._backfill_run_row(relation, id_column, claimed_at);
+    placement text;
+    answer jsonb;
+BEGIN
+    SELECT * INTO placement, answer
+    FROM idgen_internal._backfill_on_shard(leaf, shard, 'idgen_internal._backfill_shard',
+        format('%L, %L, %L, %s, %L, %L, %L', id_column, run.generator, run.time_column, batch_rows,
+               run.phase = 'final pass', run.started_at, current_setting('TimeZone')));
+    filled := (answer ->> 'filled')::integer;
+    shard_done := (answer ->> 'done')::boolean;
+    PERFORM idgen_internal._backfill_progress(run, leaf, jsonb_build_object('shard', shard), shard_done, filled,
+                                              shard, shard || '@' || placement, (answer ->> 'rows')::bigint);
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_shard_batch(regclass, name, timestamptz, regclass, bigint, integer) IS
+    'internal: one batch of a backfill of a Citus table: on the node of one shard''s placement, its answer written to the run''s progress';
 
 -- Between two batches: the pause, then, with max_replication_lag, until every standby has
 -- replayed and every logical slot confirmed all but that many bytes of WAL. It sleeps in steps
@@ -1127,8 +1359,9 @@ DECLARE
     expr text := idgen_internal._backfill_check(relation, id_column, generator, time_column, batch_rows, pause,
                                                 max_replication_lag, notice_every);
     claimed timestamptz;
-    leaves regclass[];
-    leaf regclass;
+    leaves regclass[];       -- what a run goes through: leaves[i], or of a Citus table its shard shards[i]
+    shards bigint[];
+    i integer;
     final_pass boolean;
     filled integer;          -- what the last batch did
     leaf_done boolean;
@@ -1142,10 +1375,12 @@ BEGIN
             HINT = 'CALL it on its own (autocommit): it commits after each batch.';
     END IF;
     claimed := idgen_internal._backfill_claim(relation, id_column, generator, time_column, batch_rows, pause, max_replication_lag);
-    leaves := idgen_internal._backfill_leaves(relation);
+    SELECT array_agg(l.leaf ORDER BY l.n, s.shard), array_agg(s.shard ORDER BY l.n, s.shard) INTO leaves, shards
+    FROM unnest(idgen_internal._backfill_leaves(relation)) WITH ORDINALITY l (leaf, n),
+         unnest(coalesce(idgen_internal._backfill_shards(l.leaf), ARRAY[NULL::bigint])) s (shard);
     COMMIT;
-    -- The first pass, leaf by leaf, each through its keyset; then the final pass over every leaf
-    -- until none has a NULL left (rows others held locked when the first pass met them). A row
+    -- The first pass, leaf by leaf (shard by shard), each through its keyset; then the final pass
+    -- over every one until none has a NULL left (rows others held locked when the first pass met them). A row
     -- inserted with a NULL id while it runs is filled too, if the final pass meets it: give the
     -- column its default first (docs/operations.md).
     FOREACH final_pass IN ARRAY ARRAY[false, true] LOOP
@@ -1153,8 +1388,8 @@ BEGIN
             PERFORM idgen_internal._backfill_note(relation, id_column, claimed, phase => 'final pass');
             COMMIT;
         END IF;
-        FOREACH leaf IN ARRAY leaves LOOP
-            CONTINUE WHEN NOT final_pass AND (SELECT r.phase = 'final pass' OR leaf = ANY (r.partitions_done)
+        FOR i IN 1 .. coalesce(cardinality(leaves), 0) LOOP
+            CONTINUE WHEN NOT final_pass AND (SELECT r.phase = 'final pass' OR leaves[i] = ANY (r.partitions_done) OR shards[i] = ANY (r.shards_done)
                                               FROM @extschema@.idgen_backfill_runs r
                                               WHERE r.relation = idgen_backfill.relation AND r.id_column = idgen_backfill.id_column);
             LOOP
@@ -1166,7 +1401,11 @@ BEGIN
                          WHEN final_pass AND filled = 0 AND NOT leaf_done THEN GREATEST(pause, interval '1 second')
                          ELSE pause END,
                     max_replication_lag);
-                SELECT * INTO filled, leaf_done FROM idgen_internal._backfill_batch(relation, id_column, claimed, leaf, expr, batch_rows);
+                IF shards[i] IS NULL THEN
+                    SELECT * INTO filled, leaf_done FROM idgen_internal._backfill_batch(relation, id_column, claimed, leaves[i], expr, batch_rows);
+                ELSE
+                    SELECT * INTO filled, leaf_done FROM idgen_internal._backfill_shard_batch(relation, id_column, claimed, leaves[i], shards[i], batch_rows);
+                END IF;
                 COMMIT;
                 batches := batches + 1;
                 IF notice_every > 0 AND batches % notice_every = 0 THEN
@@ -1174,7 +1413,7 @@ BEGIN
                         relation, pg_catalog.quote_ident(id_column),
                         (SELECT r.rows_done || ' rows filled in ' || r.batches FROM @extschema@.idgen_backfill_runs r
                          WHERE r.relation = idgen_backfill.relation AND r.id_column = idgen_backfill.id_column),
-                        leaf::text || CASE WHEN final_pass THEN ' (final pass)' ELSE '' END;
+                        leaves[i]::text || coalesce(' shard ' || shards[i], '') || CASE WHEN final_pass THEN ' (final pass)' ELSE '' END;
                 END IF;
                 EXIT WHEN leaf_done;
             END LOOP;
@@ -1199,7 +1438,8 @@ SELECT r.relation, r.id_column, r.generator, r.time_column,
        CASE WHEN r.phase <> 'done' THEN GREATEST(r.rows_estimate - r.rows_done, 0) / NULLIF(s.rate, 0) * interval '1 second' END
            AS time_left_estimate,
        r.batches, r.last_batch_at, r.lag_waits, r.lag_waited, r.started_at, r.finished_at,
-       r.batch_rows, r.pause, r.max_replication_lag
+       r.batch_rows, r.pause, r.max_replication_lag,
+       (r.last_key ->> 'shard')::bigint AS shard, r.shards_done
 FROM @extschema@.idgen_backfill_runs r,
      LATERAL (SELECT round(r.rows_done / NULLIF(EXTRACT(epoch FROM r.working_time), 0), 1) AS rate) s;
 COMMENT ON VIEW @extschema@.idgen_backfill_progress IS

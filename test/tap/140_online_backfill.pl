@@ -5,7 +5,8 @@
 # resumes; a second run refused while one runs. No pgbench transaction fails; at every stop the
 # progress row counts exactly the rows filled (they commit together); at the end no id is NULL,
 # none is twice, each carries its row's time, and a trigger counting every write of the id
-# column shows each row written once.
+# column shows each row written once. Then a run stopped by the primary's crash and resumed on its
+# standby, promoted: the progress row came with the WAL, every row filled once.
 use strict;
 use warnings;
 use IPC::Run;
@@ -154,6 +155,45 @@ is($rows_written, $ROWS, 'every row was filled');
 is($most, 1, "each row was written once ($writes writes in all)");
 ok(!$not_from_null, 'and only from NULL');
 is(progress('rows_done'), $ROWS, 'the progress row counts them all');
+
+# 5. A promotion mid-run: the primary stopped at once, its standby promoted, the same CALL there.
+#    The progress row travels in the WAL with the rows it counts, so the promoted server resumes
+#    after the last batch it replayed, and no row is filled twice.
+$node->safe_psql('postgres', qq{
+    CREATE TABLE ev2 (k bigserial PRIMARY KEY, created_at timestamptz NOT NULL, id uuid);
+    INSERT INTO ev2 (created_at) SELECT '2017-01-01 00:00:00+00'::timestamptz + g * interval '1.5 ms' FROM generate_series(1, $ROWS) g;
+    CREATE TABLE id2_writes (k bigint NOT NULL, old_id uuid);
+    CREATE FUNCTION count_id2_writes() RETURNS trigger LANGUAGE plpgsql AS \$\$
+    BEGIN INSERT INTO id2_writes VALUES (NEW.k, OLD.id); RETURN NEW; END \$\$;
+    CREATE TRIGGER id2_writes AFTER UPDATE ON ev2 FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id) EXECUTE FUNCTION count_id2_writes();
+    ANALYZE ev2;
+});
+my $CALL2 = q{CALL idgen_backfill('ev2', 'id', 'uuid_v7_at', 'created_at', batch_rows => 2000, pause => '30 ms')};
+my %r2 = (out => '', err => '');
+$r2{h} = IPC::Run::start([ 'psql', '-X', '-d', $node->connstr('postgres'), '-c', $CALL2 ], '>', \$r2{out}, '2>', \$r2{err});
+$node->poll_query_until('postgres', q{SELECT rows_done >= 60000 FROM idgen_backfill_runs WHERE relation = 'ev2'::regclass})
+  or die 'the run on ev2 did not reach 60,000 rows';
+$node->stop('immediate');
+$r2{h}->finish;
+$standby->promote;
+my ($replayed, $writes2, $filled2) = split /\|/, $standby->safe_psql('postgres', qq{
+    SELECT (SELECT rows_done FROM idgen_backfill_runs WHERE relation = 'ev2'::regclass),
+           (SELECT count(*) FROM id2_writes), (SELECT count(*) FROM ev2 WHERE id IS NOT NULL)});
+cmp_ok($replayed, '>', 0, "the promoted standby has the progress row ($replayed rows done)");
+is($filled2, $replayed, 'counting exactly the rows it holds filled');
+$standby->safe_psql('postgres', $CALL2);
+my ($state2, $done2, $nulls2, $twice2, $writers2, $most2, $not_null2) = split /\|/, $standby->safe_psql('postgres', q{
+    SELECT (SELECT phase FROM idgen_backfill_runs WHERE relation = 'ev2'::regclass),
+           (SELECT rows_done FROM idgen_backfill_runs WHERE relation = 'ev2'::regclass),
+           (SELECT count(*) FROM ev2 WHERE id IS NULL), (SELECT count(*) - count(DISTINCT id) FROM ev2),
+           (SELECT count(DISTINCT k) FROM id2_writes), (SELECT max(n) FROM (SELECT count(*) AS n FROM id2_writes GROUP BY k) w),
+           (SELECT count(*) FROM id2_writes WHERE old_id IS NOT NULL)});
+is($state2, 'done', 'the same CALL on the promoted server finishes the run');
+is($done2, $ROWS, 'its progress row counts every row');
+is($nulls2, '0', 'no id is NULL');
+is($twice2, '0', 'no id twice');
+is($writers2, $ROWS, 'every row was filled');
+is($most2, 1, 'each once');
+is($not_null2, '0', 'and only from NULL');
 $standby->stop;
-$node->stop;
 done_testing();
