@@ -113,10 +113,10 @@ $(SANITIZED_OBJS): build/unit-sanitized/%.o: %.cpp
 EXTRA_CLEAN += build
 
 test/unit/run_unit_tests: $(UNIT_OBJS)
-	$(UNIT_CXX) $(UNIT_CXXFLAGS) -o $@ $^ -lgtest -lgtest_main -pthread
+	$(UNIT_CXX) $(UNIT_CXXFLAGS) -o $@ $^ -lgtest -lgtest_main -lcrypto -pthread
 
 test/unit/run_unit_tests_sanitized: $(SANITIZED_OBJS)
-	$(UNIT_CXX) $(UNIT_CXXFLAGS) $(SANITIZE_FLAGS) -o $@ $^ -lgtest -lgtest_main -pthread
+	$(UNIT_CXX) $(UNIT_CXXFLAGS) $(SANITIZE_FLAGS) -o $@ $^ -lgtest -lgtest_main -lcrypto -pthread
 
 # The shared clock word's contention without PostgreSQL, per thread count and ordering (a
 # measurement, not a test: README, Benchmark).
