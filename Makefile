@@ -27,6 +27,8 @@ SHLIB_LINK += -lstdc++ -lcurl
 # libpq: DROP SUBSCRIPTION and idgen_carry_state read the publisher's state (src/pg/moves/publisher_state.cpp).
 PG_CPPFLAGS += -I$(shell $(PG_CONFIG) --includedir)
 SHLIB_LINK += -L$(shell $(PG_CONFIG) --libdir) -lpq
+# libcrypto: AES, the block cipher of the masking functions' FF1 (src/pg/masking/mask_keys.cpp; Debian: libssl-dev).
+SHLIB_LINK += -lcrypto
 # Test hooks (faults the TAP tests inject from the server's environment) are compiled only into
 # test builds: make TEST_HOOKS=yes (scripts/test builds so). A release build reads no such variable.
 ifeq ($(TEST_HOOKS),yes)

@@ -23,7 +23,7 @@ IDGEN_PACKAGES=(
     build-essential postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-contrib
     libgtest-dev libipc-run-perl faketime libfaketime python3
     libclang-rt-14-dev
-    libcurl4-openssl-dev nlohmann-json3-dev libpq-dev
+    libcurl4-openssl-dev nlohmann-json3-dev libpq-dev libssl-dev
     patroni etcd-server etcd-client python3-psycopg2 openssl pgbouncer postgresql-$PG_MAJOR-partman
     iproute2 iptables
     procps            # pgrep, which TAP tests use to find a server's processes

@@ -10,6 +10,7 @@
 #include "pg/cluster/cluster_shared.hpp"
 #include "pg/cover/cover.hpp"
 #include "pg/leases/backfill_leases.hpp"
+#include "pg/masking/mask_keys.hpp"
 #include "pg/moves/adoption.hpp"
 #include "pg/moves/carried_state.hpp"
 #include "pg/moves/subscription_guard.hpp"
@@ -86,6 +87,7 @@ void _PG_init(void) {
     idgen::pg::register_sequencer_callbacks();
     idgen::pg::register_sequencer_cache_callback();
     idgen::pg::register_citus_group_callback();
+    idgen::pg::register_mask_key_callback();
     if (process_shared_preload_libraries_in_progress) idgen::pg::install_preloaded_parts();
 }
 }
