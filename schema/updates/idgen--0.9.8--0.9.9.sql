@@ -4,7 +4,8 @@
 -- explicitly take the layout's own node count by default; snowflake_convert takes its locks in
 -- attempts that no application statement fails on, refuses where row security hides rows (so
 -- does uuid_v7_convert), and reads nextval('seq'::text); CALL idgen_backfill, the online backfill
--- of a large table in batches, with its progress table and view.
+-- of a large table in batches (on Citus, shard by shard on the workers), with its progress table
+-- and view; keyed masking of ids (FF1 over AES) with its table of named keys.
 
 \echo Use "ALTER EXTENSION idgen UPDATE" to load this file. \quit
 
@@ -1445,3 +1446,93 @@ FROM @extschema@.idgen_backfill_runs r,
 COMMENT ON VIEW @extschema@.idgen_backfill_progress IS
     'The backfill runs of idgen_backfill: state (first pass, final pass, waiting for replicas, stopped, done), rows filled, rows left (estimated from pg_class.reltuples and pg_stats.null_frac), rate and time left, batches, waits for the replicas';
 GRANT SELECT ON @extschema@.idgen_backfill_progress TO PUBLIC;
+
+-- Keyed masking (docs/masking.md): an id shown outside the database as FF1 (NIST SP 800-38G)
+-- format-preserving encryption of it under a named AES key, read back inside the database. Only
+-- the extension's owner reads the keys; the masking functions read them in C without a privilege
+-- check, so the roles that mask need no access to the table. A key's bytes never change under its
+-- name: the table refuses UPDATE, DELETE and TRUNCATE, which is what makes the functions honestly
+-- IMMUTABLE (rotation is a key under a new name). The trigger checks a new row before the table's
+-- constraints do, so that no error's DETAIL ("Failing row contains ...") shows a key. Dumped with
+-- the database (pg_extension_config_dump): a dump holds the keys.
+CREATE TABLE @extschema@.idgen_mask_keys (
+    name text PRIMARY KEY CHECK (octet_length(name) BETWEEN 1 AND 63),
+    key bytea NOT NULL CHECK (octet_length(key) IN (16, 32)),
+    created_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.idgen_mask_keys', '');
+REVOKE ALL ON @extschema@.idgen_mask_keys FROM PUBLIC;
+COMMENT ON TABLE @extschema@.idgen_mask_keys IS
+    'The named AES keys of id_mask, id_unmask, uuid_mask and uuid_unmask (16 or 32 bytes); readable by the extension''s owner only, permanent once created (id_mask_key_create), dumped with the database';
+
+CREATE FUNCTION idgen_internal._mask_key_row() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        RAISE EXCEPTION 'mask keys are permanent: % on idgen_mask_keys is refused', TG_OP
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'A key''s bytes never change under its name; to rotate, create a key under a new name.';
+    END IF;
+    IF NEW.name IS NULL OR octet_length(NEW.name) NOT BETWEEN 1 AND 63 THEN
+        RAISE EXCEPTION 'a mask key''s name has 1 to 63 bytes' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF NEW.key IS NULL OR octet_length(NEW.key) NOT IN (16, 32) THEN
+        RAISE EXCEPTION 'mask key "%" is not of 16 or 32 bytes (AES-128 or AES-256)', NEW.name
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    NEW.created_at := coalesce(NEW.created_at, now());
+    RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._mask_key_row() IS
+    'internal: idgen_mask_keys''s rows are permanent and checked without showing a key';
+REVOKE ALL ON FUNCTION idgen_internal._mask_key_row() FROM PUBLIC;
+CREATE FUNCTION idgen_internal._mask_keys_changed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'idgen_mask_keys_changed'
+    LANGUAGE C;
+COMMENT ON FUNCTION idgen_internal._mask_keys_changed() IS
+    'internal: every backend forgets the mask keys it cached when idgen_mask_keys changes (also in the backend of a transaction that aborts)';
+REVOKE ALL ON FUNCTION idgen_internal._mask_keys_changed() FROM PUBLIC;
+CREATE TRIGGER idgen_mask_keys_permanent BEFORE INSERT OR UPDATE OR DELETE ON @extschema@.idgen_mask_keys
+    FOR EACH ROW EXECUTE FUNCTION idgen_internal._mask_key_row();
+CREATE TRIGGER idgen_mask_keys_no_truncate BEFORE TRUNCATE ON @extschema@.idgen_mask_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION idgen_internal._mask_key_row();
+CREATE TRIGGER idgen_mask_keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON @extschema@.idgen_mask_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION idgen_internal._mask_keys_changed();
+
+CREATE FUNCTION idgen_internal._mask_key_bytes(bytes integer) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'idgen_mask_key_bytes'
+    LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION idgen_internal._mask_key_bytes(integer) IS
+    'internal: 16 or 32 bytes from PostgreSQL''s strong random source, for id_mask_key_create';
+REVOKE ALL ON FUNCTION idgen_internal._mask_key_bytes(integer) FROM PUBLIC;
+CREATE FUNCTION @extschema@.id_mask_key_create(name text, key_bytes integer DEFAULT 32) RETURNS void
+    LANGUAGE sql VOLATILE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+    INSERT INTO @extschema@.idgen_mask_keys (name, key) VALUES ($1, idgen_internal._mask_key_bytes($2))
+$$;
+COMMENT ON FUNCTION @extschema@.id_mask_key_create(text, integer) IS
+    'Creates a mask key of 32 (AES-256) or 16 (AES-128) random bytes under a new name; the bytes are made in the server and shown nowhere. For the extension''s owner (it writes idgen_mask_keys)';
+REVOKE ALL ON FUNCTION @extschema@.id_mask_key_create(text, integer) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.id_mask(id bigint, key_name text, width integer DEFAULT 63) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_id_mask'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.id_mask(bigint, text, integer) IS
+    'The id (0 .. 2^width - 1; width 20 to 63, 53 for JavaScript) masked under the named key: FF1 over AES, a permutation of that range; 42704 for an unknown key, 22023 for a width, 22003 for an id outside the width';
+CREATE FUNCTION @extschema@.id_unmask(masked bigint, key_name text, width integer DEFAULT 63) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_id_unmask'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.id_unmask(bigint, text, integer) IS
+    'The id that id_mask masked to this value under the same key and width; errors as id_mask';
+CREATE FUNCTION @extschema@.uuid_mask(u uuid, key_name text) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_mask'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_mask(uuid, text) IS
+    'A version-7 UUID masked under the named key: its 122 bits other than version and variant through FF1, laid out as a version-4 UUID; 22023 for a UUID of another version, 42704 for an unknown key';
+CREATE FUNCTION @extschema@.uuid_unmask(masked uuid, key_name text) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_uuid_unmask'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.uuid_unmask(uuid, text) IS
+    'The version-7 UUID that uuid_mask masked to this version-4 UUID under the same key; 22023 for a UUID of another version, 42704 for an unknown key';
