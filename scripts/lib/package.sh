@@ -11,7 +11,7 @@
 # What building the package needs: dpkg-buildpackage (dpkg-dev) and debian/control's Build-Depends
 # (debhelper provides debhelper-compat; postgresql-server-dev-all pg_buildext). scripts/test
 # installs them with the rest before its first build.
-DEB_PACKAGES=(dpkg-dev debhelper postgresql-server-dev-all libcurl4-openssl-dev libpq-dev nlohmann-json3-dev)
+DEB_PACKAGES=(dpkg-dev debhelper postgresql-server-dev-all libcurl4-openssl-dev libssl-dev libpq-dev nlohmann-json3-dev)
 
 # A copy of the checkout's sources (no build products) in a new directory DIR/idgen; prints DIR.
 clean_copy() {
