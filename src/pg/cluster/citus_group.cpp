@@ -4,6 +4,7 @@
 #include "core/layouts/snowflake.hpp"
 
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/relcache_watch.hpp"
 #include "pg/boundary/wall_clock.hpp"
 
 extern "C" {
@@ -29,12 +30,12 @@ static int32_t known_node = -1;
 constexpr int64_t kAskedAgainNs = 10 * int64_t{1000000000};
 static Oid metadata[2] = {InvalidOid, InvalidOid};  // pg_dist_local_group, pg_dist_node
 
-static void on_relcache_invalidation(Datum, Oid relid) {
+static void on_relcache_invalidation(Oid relid) {
     if (relid == InvalidOid || relid == metadata[0] || relid == metadata[1]) invalidations++;
 }
 
 void register_citus_group_callback() {
-    CacheRegisterRelcacheCallback(on_relcache_invalidation, 0);
+    watch_relcache(on_relcache_invalidation);
 }
 
 static bool spi_row(const char *query) {

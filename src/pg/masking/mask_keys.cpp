@@ -6,6 +6,7 @@
 
 #include "pg/boundary/extension_schema.hpp"
 #include "pg/boundary/postgres_api.hpp"
+#include "pg/boundary/relcache_watch.hpp"
 
 extern "C" {
 #include "access/heapam.h"
@@ -44,7 +45,7 @@ uint64 cache_version = 1;  // raised by every invalidation of the keys table
 uint64 cache_built = 0;    // the version the cache's entries belong to
 Oid cached_table = InvalidOid;
 
-void on_relcache_invalidation(Datum, Oid relid) {
+void on_relcache_invalidation(Oid relid) {
     if (relid == InvalidOid || relid == cached_table) cache_version++;
 }
 
@@ -168,7 +169,7 @@ void invalidate_mask_keys(Oid keys_table) {
 }
 
 void register_mask_key_callback() {
-    CacheRegisterRelcacheCallback(on_relcache_invalidation, 0);
+    watch_relcache(on_relcache_invalidation);
 }
 
 }  // namespace idgen::pg

@@ -5,6 +5,7 @@
 #include "core/clocks/horizon.hpp"
 
 #include "pg/boundary/extension_schema.hpp"
+#include "pg/boundary/relcache_watch.hpp"
 #include "pg/durability/standby_wait.hpp"
 #include "pg/leases/backfill_leases.hpp"
 
@@ -48,14 +49,14 @@ static bool table_missing = false;
 // is another by the time it is opened.
 static Oid table_relid = InvalidOid;
 
-static void on_relcache_invalidation(Datum, Oid relid) {
+static void on_relcache_invalidation(Oid relid) {
     if (relid == InvalidOid || relid == table_relid) table_relid = InvalidOid;
 }
 
 static Relation open_table() {
     static bool callback_registered = false;
     if (!callback_registered) {
-        CacheRegisterRelcacheCallback(on_relcache_invalidation, 0);
+        watch_relcache(on_relcache_invalidation);
         callback_registered = true;
     }
     if (OidIsValid(table_relid)) {

@@ -2,6 +2,8 @@
 // the relcache callback that marks it stale.
 #include "pg/sequencers/sequencer_cache.hpp"
 
+#include "pg/boundary/relcache_watch.hpp"
+
 extern "C" {
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -18,12 +20,12 @@ uint64 sequencer_cache_version() {
     return cache_version;
 }
 
-static void on_relcache_invalidation(Datum, Oid relid) {
+static void on_relcache_invalidation(Oid relid) {
     if (relid == InvalidOid || relid == cached_table) cache_version++;
 }
 
 void register_sequencer_cache_callback() {
-    CacheRegisterRelcacheCallback(on_relcache_invalidation, 0);
+    watch_relcache(on_relcache_invalidation);
 }
 
 void invalidate_sequencer_caches(Oid definitions_table) {
