@@ -13,7 +13,6 @@
 #include "pg/masking/mask_keys.hpp"
 #include "pg/moves/adoption.hpp"
 #include "pg/moves/carried_state.hpp"
-#include "pg/moves/subscription_guard.hpp"
 #include "pg/moves/subscription_statements.hpp"
 #include "pg/sequencers/sequencer_cache.hpp"
 #include "pg/sequencers/sequencer_registry.hpp"
@@ -71,7 +70,6 @@ static void install_preloaded_parts() {
     // The copy of the state each database carries: covered before any id leaves (cover.hpp).
     register_state_copy(StateCopy{ensure_carried_horizon, carry_lease});
     install_subscription_hook();
-    register_guard_labels();
     if (registry_configured()) register_cluster_worker();
 }
 

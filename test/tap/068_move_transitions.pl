@@ -146,6 +146,8 @@ is($b->safe_psql('postgres', q{SELECT label FROM pg_seclabels WHERE objtype = 's
    'publisher-without-idgen -1', "as the subscription's security label");
 like(error_of($b, 'app', q{SECURITY LABEL FOR idgen ON SUBSCRIPTION from_c IS 'gone'}), qr/ERROR:  22023: "gone" is not an idgen guard/,
     'a label idgen could not have written is refused');
+like(error_of($b, 'app', q{SECURITY LABEL ON SUBSCRIPTION from_c IS 'x'}), qr/ERROR:  \w+: no security label providers have been loaded/,
+    'a SECURITY LABEL that does not name idgen meets PostgreSQL as it is without idgen');
 $b->safe_psql('app', 'DROP SUBSCRIPTION from_c');
 # A subscription to a publisher with idgen (and this server's node id unknown to it): every
 # database with idgen waits; forgotten in its own database, it holds up none.

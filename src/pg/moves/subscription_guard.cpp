@@ -97,9 +97,12 @@ static Guard stored_guard(Oid subid, const CarriedRow *rows, int n, int32_t *fla
 // another database that its own rows say nothing of. What the subscribing database learnt (a
 // publisher without idgen, a publisher's node id, the state taken over or declared not needed)
 // is a fact about the publisher and the server's counters, not about one database. idgen writes
-// the label itself (SetSecurityLabel: no statement, no check); SECURITY LABEL FOR idgen is for
-// superusers only, with a label idgen could have written (pg_dump copies the labels of
-// subscriptions, and a restore gives them back).
+// the label itself (SetSecurityLabel and GetSecurityLabel need no provider registered); SECURITY
+// LABEL FOR idgen is for superusers only, with a label idgen could have written (pg_dump copies
+// the labels of subscriptions, and a restore gives them back). The provider is registered only in
+// a backend that runs such a statement: registered in every backend, it would change everyone
+// else's SECURITY LABEL statements (one without FOR would go to idgen, and beside another
+// provider, such as sepgsql, would have to name its own).
 static const char kLabelProvider[] = "idgen";
 
 static void check_guard_label(const ObjectAddress *object, const char *label) {
@@ -118,8 +121,11 @@ static void check_guard_label(const ObjectAddress *object, const char *label) {
                            "one of awaiting, carried, forgotten and publisher-without-idgen.")));
 }
 
-void register_guard_labels() {
+void admit_guard_label_statement(const SecLabelStmt *stmt) {
+    static bool registered = false;  // this backend's provider list, kept in TopMemoryContext
+    if (registered || stmt->provider == nullptr || strcmp(stmt->provider, kLabelProvider) != 0) return;
     register_label_provider(kLabelProvider, check_guard_label);
+    registered = true;
 }
 
 void publish_guard(Oid subid, const Guard &g) {
@@ -130,7 +136,9 @@ void publish_guard(Oid subid, const Guard &g) {
     if (!here) return;  // another database's subscription: its own database speaks for it
     ObjectAddress address;
     ObjectAddressSet(address, SubscriptionRelationId, subid);
-    SetSecurityLabel(&address, kLabelProvider, backfill::guard_text(g).c_str());
+    // A copy in palloc'd memory: no C++ object may be alive when SetSecurityLabel raises an error.
+    const char *label = pstrdup(backfill::guard_text(g).c_str());
+    SetSecurityLabel(&address, kLabelProvider, label);
 }
 
 // The guard subscription `subid`'s database published; false where it published none.

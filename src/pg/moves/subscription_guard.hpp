@@ -20,7 +20,9 @@
 //   (idgen_forget_subscription): a dropped subscription never leaves ids unaccounted for. A
 //   subscription that never brought a row drops without connecting.
 // - A database's rows speak for the subscriptions of other databases too, so that a database
-//   kept waiting by a subscription elsewhere has its way out where the error is raised.
+//   kept waiting by a subscription elsewhere has its way out where the error is raised; and the
+//   subscribing database publishes its guard as the subscription's security label, which every
+//   database reads where its own rows say nothing.
 // - The initial copy of a publication that includes reserved_state runs the table's ALWAYS
 //   trigger, which takes the copied rows over at once (carried_state.hpp).
 //
@@ -36,6 +38,8 @@
 
 #include "pg/boundary/postgres_api.hpp"
 #include "pg/shared_memory/shared_state.hpp"
+
+struct SecLabelStmt;  // nodes/parsenodes.h
 
 namespace idgen::pg {
 
@@ -62,8 +66,9 @@ void guard_row_or_refuse(Oid subid, const backfill::Guard &g, int32_t flags, con
 // server reads it, the subscription's security label of provider "idgen".
 void publish_guard(Oid subid, const backfill::Guard &g);
 
-// At preload: the label provider "idgen" (SECURITY LABEL FOR idgen: superusers only, guards only).
-void register_guard_labels();
+// Before a SECURITY LABEL statement runs: where it names the provider "idgen", the provider is
+// registered in this backend (superusers only, guards only); nowhere else.
+void admit_guard_label_statement(const SecLabelStmt *stmt);
 
 // Whether a table of subscription `subid` (of this database) left its initial state: only then
 // can rows have arrived (the apply worker applies changes to a table only once it is

@@ -1,6 +1,7 @@
 // The subscription statements of every database, watched by a ProcessUtility hook
 // (subscription_statements.hpp; the whole mechanism in subscription_guard.hpp): CREATE and ALTER
-// SUBSCRIPTION read the publisher and write its guard, DROP SUBSCRIPTION takes its state over.
+// SUBSCRIPTION read the publisher and write its guard, DROP SUBSCRIPTION takes its state over, and
+// SECURITY LABEL FOR idgen finds idgen's label provider registered.
 #include "pg/moves/subscription_statements.hpp"
 
 #include <cstring>
@@ -217,6 +218,8 @@ static void watch_subscriptions(PlannedStmt *pstmt, const char *query, bool read
         subscription_altering(castNode(AlterSubscriptionStmt, stmt));
     else if (IsA(stmt, DropSubscriptionStmt))
         subscription_dropping(castNode(DropSubscriptionStmt, stmt));
+    else if (IsA(stmt, SecLabelStmt))
+        admit_guard_label_statement(castNode(SecLabelStmt, stmt));
     if (previous_utility_hook != nullptr)
         previous_utility_hook(pstmt, query, read_only_tree, context, params, env, dest, qc);
     else

@@ -59,8 +59,9 @@ void find_sequencer_definition(Oid schema, const text *name, SequencerDefinition
 // 'snowcast', 'sonyflake' or 'javascript'; anything else raises 22023.
 snowflake::Kind layout_kind(const text *layout);
 // A layout given explicitly (a finite epoch, max_nodes, the layout's name) rather than through a
-// sequencer's definition: 22023 for an epoch that is not finite or a max_nodes outside the
-// layout's node counts (snowflake::node_bits_for).
+// sequencer's definition, max_nodes 0 being the layout's own node count
+// (snowflake::default_max_nodes): 22023 for an epoch that is not finite or a max_nodes outside
+// the layout's node counts (snowflake::node_bits_for).
 snowflake::Layout explicit_layout(TimestampTz epoch, int32 max_nodes, const text *layout_name);
 // An epoch given explicitly as Unix milliseconds, rounded towards the past as every layout rounds
 // times; 22023 for one that is not finite.
