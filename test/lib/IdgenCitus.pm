@@ -1,7 +1,8 @@
 # A Citus cluster for idgen's TAP tests, on loopback: a coordinator and workers, each a server
 # with citus and idgen preloaded (citus first, as Citus requires) and a node id of its own (given,
 # or, for a node id of undef, its Citus group: idgen.node_id_source = 'citus'), the coordinator
-# registered and the workers added to it, the extensions created in the database `postgres`.
+# registered and the workers added to it, the extensions created in the database `postgres`;
+# streaming standbys of its nodes.
 # Citus reaches its nodes by host and port, so the servers listen on TCP.
 package IdgenCitus;
 
@@ -11,7 +12,7 @@ use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use IdgenTest;
 
-our @EXPORT = qw(citus_installed citus_cluster citus_add_worker citus_server);
+our @EXPORT = qw(citus_installed citus_cluster citus_add_worker citus_server citus_standby);
 
 # Whether Citus is installed into the PostgreSQL under test (scripts/citus builds it).
 sub citus_installed {
@@ -46,6 +47,17 @@ sub citus_add_worker {
     my ($coordinator, $worker) = @_;
     $coordinator->safe_psql('postgres', "SELECT citus_add_node('127.0.0.1', " . $worker->port . ')');
     return $worker;
+}
+
+# A streaming standby of a node of the cluster, from a backup taken now, not yet started.
+sub citus_standby {
+    my ($node, $name) = @_;
+    $node->backup("${name}_base");
+    my $standby = idgen_standby($node, "${name}_base", $name);
+    # The certificate Citus made for its connections comes out of the backup with group access,
+    # which the server refuses for a private key.
+    chmod 0600, $standby->data_dir . '/server.key';
+    return $standby;
 }
 
 # The coordinator (node id $node_ids[0]) and one worker for each further node id, with idgen

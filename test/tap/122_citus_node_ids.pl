@@ -56,11 +56,7 @@ is($coordinator->safe_psql('postgres', q{
     FROM orders}), 't|0,1,2,3', 'live ids from the four nodes: none twice');
 
 # A worker's standby, promoted after the worker dies, continues its node id above its ids.
-$w1->backup('b');
-my $standby = idgen_standby($w1, 'b', 'worker1_standby');
-# The certificate Citus made for its connections comes out of the backup with group access,
-# which the server refuses for a private key.
-chmod 0600, $standby->data_dir . '/server.key';
+my $standby = citus_standby($w1, 'worker1_standby');
 start_node($standby);
 $w1->safe_psql('postgres', q{CREATE TABLE before AS SELECT snowflake_next('orders') AS id FROM generate_series(1, 5000)});
 $w1->wait_for_catchup($standby);
