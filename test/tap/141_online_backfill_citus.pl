@@ -10,7 +10,8 @@
 # partition, canceled and resumed: every row once, the ids filled before the cancel kept. With
 # max_replication_lag the run waits while a streaming standby of the worker of the next batch is
 # paused in replay (no batch on that worker meanwhile), and goes on once it replays; a role that
-# cannot read that worker's standbys is refused (42501, the worker named). An error on a worker
+# cannot read that worker's standbys is refused (42501, the worker named), and a worker that cannot
+# answer stops the run (08000, the worker named). An error on a worker
 # (a row without a time) reaches the coordinator with its SQLSTATE and the shard named; a
 # reference table is refused.
 use strict;
@@ -244,5 +245,12 @@ $coordinator->safe_psql('postgres', q{
                                         extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($err, qr/ERROR:  0A000: idgen_backfill: public\.ref is a Citus table with several copies of a shard.*HINT:  Run Citus's UPDATE with the ids made on the coordinator/s,
      'a reference table is refused (0A000), the HINT giving the UPDATE that keeps its copies the same');
+
+# ---- a worker that cannot answer the lag check: 08000 naming it ------------------------------------------
+$w2->stop;
+($ret, $out, $err) = $coordinator->psql('postgres', q{CALL idgen_backfill('lagged', 'id', 'uuid_v7_at', 'created_at', max_replication_lag => 16384)},
+                                        extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($err, qr/ERROR:  08000: idgen_backfill: could not work on shard \d+ of public\.lagged on 127\.0\.0\.1:$w2_port: /,
+     'a worker that cannot answer the lag check: 08000 naming it');
 
 done_testing();
