@@ -2194,9 +2194,9 @@ BEGIN
                                               FROM @extschema@.idgen_backfill_runs r
                                               WHERE r.relation = idgen_backfill.relation AND r.id_column = idgen_backfill.id_column);
             LOOP
-                -- Before each batch but the run's first: the pause and the replicas. In the final
-                -- pass, after a batch that filled nothing but met rows others hold: a second at
-                -- least, for them to be let go.
+                -- Before each batch: the replicas (of a Citus shard's worker too), and, but the
+                -- run's first, the pause. In the final pass, after a batch that filled nothing but
+                -- met rows others hold: a second at least, for them to be let go.
                 CALL idgen_internal._backfill_wait(relation, id_column, claimed,
                     CASE WHEN batches = 0 THEN interval '0'
                          WHEN final_pass AND filled = 0 AND NOT leaf_done THEN GREATEST(pause, interval '1 second')
