@@ -50,7 +50,19 @@ sub start_call {
         '>', \$r{out}, '2>', \$r{err});
     return \%r;
 }
-sub progress { $coordinator->safe_psql('postgres', "SELECT $_[0] FROM idgen_backfill_progress WHERE relation = 'ev'::regclass") }
+# Cancels a run (start_call) on the coordinator, its backend $pid, and waits for it to end. A batch
+# the worker was running when the cancel came ends there (committed or not) on its own.
+sub cancel_run {
+    my ($r, $pid) = @_;
+    $coordinator->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+    $r->{h}->finish;
+    $coordinator->poll_query_until('postgres', q{SELECT sum(result::int) = 0 FROM run_command_on_workers(
+        $$SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%_backfill_shard(%' AND pid <> pg_backend_pid()$$)})
+      or die 'a worker still runs a batch';
+}
+# Columns of the coordinator's progress view for a table (progress: for ev).
+sub progress_of { $coordinator->safe_psql('postgres', "SELECT $_[1] FROM idgen_backfill_progress WHERE relation = '$_[0]'::regclass") }
+sub progress { progress_of('ev', $_[0]) }
 sub filled { $coordinator->safe_psql('postgres', 'SELECT count(*) FROM ev WHERE id IS NOT NULL AND k % 10 <> 0') }
 # The rows each worker's shard rows count, summed over the workers.
 sub workers_count {
@@ -65,13 +77,8 @@ $coordinator->poll_query_until('postgres', q{SELECT rows_done >= 6000 FROM idgen
   or die 'the run did not reach 6,000 rows';
 is(progress('state'), 'first pass', 'the coordinator shows the run in its first pass');
 like(progress('shard'), qr/^\d+$/, 'and the shard it is in');
-$coordinator->safe_psql('postgres', 'SELECT pg_cancel_backend(' . progress('pid') . ')');
-$run->{h}->finish;
+cancel_run($run, progress('pid'));
 like($run->{err}, qr/canceling statement due to user request/, 'pg_cancel_backend on the coordinator stops the run');
-# A batch the worker was running when the cancel came ends there (committed or not) on its own.
-$coordinator->poll_query_until('postgres', q{SELECT sum(result::int) = 0 FROM run_command_on_workers(
-    $$SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%_backfill_shard(%' AND pid <> pg_backend_pid()$$)})
-  or die 'a worker still runs a batch';
 is(progress('state'), 'stopped', 'the view shows it stopped');
 my ($done, $filled, $on_workers) = (progress('rows_done'), filled(), workers_count());
 cmp_ok($filled, '<', $NULLS, "it stopped part way ($filled of $NULLS rows filled)");
@@ -123,25 +130,20 @@ $coordinator->safe_psql('postgres', q{
     SELECT g, '2015-01-01 00:00:00+00'::timestamptz + (g % 3) * interval '1 year' + g * interval '1 second' FROM generate_series(1, 6000) g;
 });
 my $PCALL = q{CALL idgen_backfill('pev', 'id', 'uuid_v7_at', 'created_at', batch_rows => 100, pause => '10 ms')};
-sub pev_progress { $coordinator->safe_psql('postgres', "SELECT $_[0] FROM idgen_backfill_progress WHERE relation = 'pev'::regclass") }
 my $prun = start_call($PCALL);
 $coordinator->poll_query_until('postgres',
     q{SELECT rows_done >= 2500 OR state IN ('done', 'stopped') FROM idgen_backfill_progress WHERE relation = 'pev'::regclass})
   or die 'the run of pev neither reached 2,500 rows nor ended';
-is(pev_progress('partition'), 'pev_2016', 'the view shows the partition the run is in');
-$coordinator->safe_psql('postgres', 'SELECT pg_cancel_backend(' . pev_progress('pid') . ')');
-$prun->{h}->finish;
+is(progress_of('pev', 'partition'), 'pev_2016', 'the view shows the partition the run is in');
+cancel_run($prun, progress_of('pev', 'pid'));
 like($prun->{err}, qr/canceling statement due to user request/, 'pev: canceled on the coordinator');
-$coordinator->poll_query_until('postgres', q{SELECT sum(result::int) = 0 FROM run_command_on_workers(
-    $$SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%_backfill_shard(%' AND pid <> pg_backend_pid()$$)})
-  or die 'a worker still runs a batch';
 $coordinator->safe_psql('postgres', 'CREATE TABLE pev_at_cancel AS SELECT k, id FROM pev WHERE id IS NOT NULL');
 my $at_cancel = $coordinator->safe_psql('postgres', 'SELECT count(*) FROM pev_at_cancel');
 ok($at_cancel > 0 && $at_cancel < 6000, "pev: stopped part way ($at_cancel of 6000 rows filled)");
 $prun = start_call($PCALL);
 $prun->{h}->finish;
 is($prun->{h}->result(0), 0, 'pev: the same CALL resumes and finishes') or diag($prun->{err});
-is(pev_progress('state || rows_done || cardinality(shards_done)'), 'done600024', 'pev: done, every row counted, 24 shards (3 partitions of 8)');
+is(progress_of('pev', 'state || rows_done || cardinality(shards_done)'), 'done600024', 'pev: done, every row counted, 24 shards (3 partitions of 8)');
 is($coordinator->safe_psql('postgres', q{
     SELECT sum(result::bigint) FROM run_command_on_workers(
         $$SELECT coalesce(sum(rows_done), 0) FROM idgen_backfill_runs WHERE relation::text LIKE 'pev\_%'$$)}), '6000',
@@ -174,7 +176,6 @@ sub on_w1 {   # rows filled on worker1, its batches there
         WHERE p.groupid = $w1_group AND l.id IS NOT NULL})
       . '|' . $w1->safe_psql('postgres', q{SELECT coalesce(sum(batches), 0) FROM idgen_backfill_runs WHERE relation::text LIKE 'lagged\_%'});
 }
-sub lag_progress { $coordinator->safe_psql('postgres', "SELECT $_[0] FROM idgen_backfill_progress WHERE relation = 'lagged'::regclass") }
 $w1->wait_for_catchup($w1_standby, 'replay', $w1->lsn('insert'));
 $w1_standby->safe_psql('postgres', 'SELECT pg_wal_replay_pause()');
 my $LCALL = q{CALL idgen_backfill('lagged', 'id', 'uuid_v7_at', 'created_at', batch_rows => 500, max_replication_lag => 16384)};
@@ -182,12 +183,12 @@ my $lrun = start_call($LCALL);
 $coordinator->poll_query_until('postgres',
     q{SELECT state IN ('waiting for replicas', 'done', 'stopped') FROM idgen_backfill_progress WHERE relation = 'lagged'::regclass})
   or die 'the run of lagged neither waited nor ended';
-is(lag_progress('state'), 'waiting for replicas', 'the run waits for the paused standby of worker1');
+is(progress_of('lagged', 'state'), 'waiting for replicas', 'the run waits for the paused standby of worker1');
 my $held = on_w1();
-my $rows_held = lag_progress('rows_done');
+my $rows_held = progress_of('lagged', 'rows_done');
 sleep(3);
 is(on_w1(), $held, "no batch on worker1 while its standby replays nothing (rows filled there, batches: $held)");
-is(lag_progress('rows_done'), $rows_held, "nor anywhere (the run stays before that batch, at $rows_held rows)");
+is(progress_of('lagged', 'rows_done'), $rows_held, "nor anywhere (the run stays before that batch, at $rows_held rows)");
 my $behind = $w1->safe_psql('postgres', q{SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn) FROM pg_stat_replication});
 cmp_ok($behind, '>', 16384, "worker1's standby is $behind bytes behind in replay");
 $w1_standby->safe_psql('postgres', 'SELECT pg_wal_replay_resume()');
