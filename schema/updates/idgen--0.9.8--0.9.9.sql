@@ -696,27 +696,37 @@ CREATE FUNCTION idgen_internal._backfill_run_is_live(pid integer, claimed_at tim
 COMMENT ON FUNCTION idgen_internal._backfill_run_is_live(integer, timestamptz) IS
     'internal: whether a backfill run (its backend and claim) is still running';
 
--- The worst lag of a replica: in bytes of WAL not yet replayed by a standby (pg_stat_replication;
--- a standby that has reported no replay yet counts as all of it), or not yet confirmed by a
--- logical slot's consumer (its slot holds that WAL; a slot whose WAL is lost holds none). Bytes,
--- not replay_lag: replay_lag is measured only when a standby reports, and shows the last lag
--- measured while nothing is written, where the bytes are exact.
+-- The worst lag of a replica of this server: in bytes of WAL not yet replayed by a standby
+-- (pg_stat_replication; a standby that has reported no replay yet counts as all of it), or not yet
+-- confirmed by a logical slot's consumer (its slot holds that WAL; a slot whose WAL is lost holds
+-- none). Bytes, not replay_lag: replay_lag is measured only when a standby reports, and shows the
+-- last lag measured while nothing is written, where the bytes are exact. 42501 for a role that
+-- cannot read the replay positions (PostgreSQL shows them to pg_read_all_stats only; to others
+-- every standby would look behind by all of its WAL): _backfill_check asks before a run, on this
+-- server and on each Citus node that holds a shard of the table, and a Citus run asks the node of
+-- each batch's shard before it (_backfill_wait).
 CREATE FUNCTION idgen_internal._backfill_replication_lag(OUT lag bigint, OUT laggard text)
-    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-SELECT l.lag, l.laggard FROM (
-    SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), coalesce(r.replay_lsn, '0/0'))::bigint,
-           format('standby %s (pid %s)', r.application_name, r.pid)
-    FROM pg_stat_replication r
-    UNION ALL
-    SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), s.confirmed_flush_lsn)::bigint, format('logical slot %s', s.slot_name)
-    FROM pg_replication_slots s
-    WHERE s.slot_type = 'logical' AND s.confirmed_flush_lsn IS NOT NULL AND s.wal_status IS DISTINCT FROM 'lost'
-) l (lag, laggard)
-ORDER BY l.lag DESC LIMIT 1
+BEGIN
+    IF NOT pg_has_role('pg_read_all_stats', 'USAGE') THEN
+        RAISE EXCEPTION 'idgen_backfill: max_replication_lag needs to read the standbys'' replay positions'
+            USING ERRCODE = 'insufficient_privilege', HINT = 'Grant the role pg_monitor (or pg_read_all_stats).';
+    END IF;
+    SELECT l.lag, l.laggard INTO lag, laggard FROM (
+        SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), coalesce(r.replay_lsn, '0/0'))::bigint,
+               format('standby %s (pid %s)', r.application_name, r.pid)
+        FROM pg_stat_replication r
+        UNION ALL
+        SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), s.confirmed_flush_lsn)::bigint, format('logical slot %s', s.slot_name)
+        FROM pg_replication_slots s
+        WHERE s.slot_type = 'logical' AND s.confirmed_flush_lsn IS NOT NULL AND s.wal_status IS DISTINCT FROM 'lost'
+    ) l (lag, laggard)
+    ORDER BY l.lag DESC LIMIT 1;
+END
 $$;
 COMMENT ON FUNCTION idgen_internal._backfill_replication_lag() IS
-    'internal: the largest replay lag of a standby or confirmed-flush lag of a logical slot, in bytes, and whose';
+    'internal: the largest replay lag of a standby or confirmed-flush lag of a logical slot of this server, in bytes, and whose; 42501 for a role that cannot read them';
 
 -- The leaves a backfill goes through, one keyset each: a partitioned table's leaf partitions in
 -- the order they were made, or the table itself (ONLY: a plain table's inheritance children are
@@ -858,9 +868,8 @@ BEGIN
         RAISE EXCEPTION 'idgen_backfill: batch_rows must be 1 or more, pause 0 or more, max_replication_lag NULL or 0 or more, notice_every 0 or more'
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF max_replication_lag IS NOT NULL AND NOT pg_has_role('pg_read_all_stats', 'USAGE') THEN
-        RAISE EXCEPTION 'idgen_backfill: max_replication_lag needs to read the standbys'' replay positions'
-            USING ERRCODE = 'insufficient_privilege', HINT = 'Grant the role pg_monitor (or pg_read_all_stats).';
+    IF max_replication_lag IS NOT NULL THEN
+        PERFORM idgen_internal._backfill_replication_lag();   -- 42501 for a role that cannot read the standbys
     END IF;
     IF current_setting('default_transaction_isolation') <> 'read committed' THEN
         RAISE EXCEPTION 'idgen_backfill: runs its batches in READ COMMITTED transactions (default_transaction_isolation is %)',
@@ -886,6 +895,16 @@ BEGIN
                       DETAIL = 'A batch written on one copy would leave the others without its ids.',
                       HINT = format('Run Citus''s UPDATE with the ids made on the coordinator, in batches until it updates no row: WITH v AS MATERIALIZED (SELECT KEY, %s AS id FROM %s WHERE %I IS NULL LIMIT 10000) UPDATE %s t SET %I = v.id FROM v WHERE t.KEY = v.KEY (KEY: its primary key).',
                                     expr, relation, id_column, relation, id_column);
+        END IF;
+        -- max_replication_lag also waits for the replicas of the worker of each batch's shard
+        -- (_backfill_wait), whose replay positions this role must read there too: each node that
+        -- holds a shard is asked once now (42501 or 08000 naming it), before the run starts.
+        IF max_replication_lag IS NOT NULL THEN
+            EXECUTE 'SELECT count(*) FROM (SELECT DISTINCT ON (p.groupid) s.logicalrelid, s.shardid
+                                           FROM pg_catalog.pg_dist_shard s JOIN pg_catalog.pg_dist_placement p USING (shardid)
+                                           WHERE s.logicalrelid = ANY ($1) ORDER BY p.groupid, s.shardid) n,
+                     LATERAL idgen_internal._backfill_on_shard(n.logicalrelid, n.shardid, ''idgen_internal._backfill_replication_lag'', NULL)'
+                USING idgen_internal._backfill_leaves(relation);
         END IF;
     END IF;
     IF (SELECT a.attnotnull FROM pg_attribute a WHERE a.attrelid = relation AND a.attnum = id_att) THEN
@@ -946,14 +965,41 @@ $$;
 COMMENT ON FUNCTION idgen_internal._backfill_shards(regclass) IS
     'internal: the shards of a Citus table, NULL for another table';
 
--- Calls fn(shard, args) on the node of a Citus shard's placement and returns its value as jsonb
--- and the placement ("host:port"), the shard shown in pg_class there (Citus hides shards from
--- other sessions' catalog queries: citus.override_table_visibility). Through Citus's master_run_on_worker (the function under
--- run_command_on_placements), which opens a connection of its own: the call is a transaction
--- there, committed when it returns, whatever this transaction does after. A function of this
--- file answers its errors as {"sqlstate", "message", "detail", "hint"} (_backfill_shard), raised
--- here as they were there, with the placement named; any other failure (the node unreachable,
--- idgen missing there) is 08000 with the node's words.
+-- Runs, on a Citus node, the call _backfill_on_shard sends it (a function of this file) and answers
+-- its value as jsonb, or its error as {"sqlstate", "message", "detail", "hint"}, what the call did
+-- undone with it (the block's subtransaction), for the coordinator to raise; a cancel is not
+-- caught. No SET clause: the call may run the caller's UPDATE (_backfill_shard), whose triggers
+-- see the caller's settings.
+CREATE FUNCTION idgen_internal._backfill_answer(call text) RETURNS jsonb
+    LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    answer jsonb;
+    state text;
+    message text;
+    detail text;
+    hint text;
+BEGIN
+    EXECUTE 'SELECT pg_catalog.to_jsonb(' || call || ')' INTO answer;
+    RETURN answer;
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+    RETURN pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('sqlstate', state, 'message', message,
+                                                                      'detail', NULLIF(detail, ''), 'hint', NULLIF(hint, '')));
+END
+$$;
+COMMENT ON FUNCTION idgen_internal._backfill_answer(text) IS
+    'internal: on a Citus node, a call of idgen_backfill''s coordinator: its value as jsonb, or its error as {"sqlstate", "message", "detail", "hint"}';
+
+-- Calls fn(shard, args) on the node of a Citus shard's placement (fn() where args is NULL: a
+-- function of the node, as the replicas' lag) and returns its value as jsonb and the placement
+-- ("host:port"), the shard shown in pg_class there (Citus hides shards from other sessions'
+-- catalog queries: citus.override_table_visibility). Through Citus's master_run_on_worker (the
+-- function under run_command_on_placements), which opens a connection of its own: the call is a
+-- transaction there, committed when it returns, whatever this transaction does after. Its errors
+-- come back as _backfill_answer answers them, raised here as they were there, with the placement
+-- named; any other failure (the node unreachable, idgen missing there) is 08000 with the node's
+-- words.
 CREATE FUNCTION idgen_internal._backfill_on_shard(leaf regclass, shard bigint, fn text, args text,
         OUT placement text, OUT answer jsonb)
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -975,14 +1021,14 @@ BEGIN
     placement := node || ':' || port;
     EXECUTE 'SELECT r.success, r.result FROM pg_catalog.master_run_on_worker(ARRAY[$1], ARRAY[$2], ARRAY[$3], false) r'
         INTO ok, result
-        USING node, port, format('SELECT pg_catalog.to_jsonb(%s(%L::regclass, %s)) FROM (SELECT pg_catalog.set_config(''citus.override_table_visibility'', ''off'', true)) v',
-                                 fn, shard_name, args);
+        USING node, port, format('SELECT idgen_internal._backfill_answer(%L) FROM (SELECT pg_catalog.set_config(''citus.override_table_visibility'', ''off'', true)) v',
+                                 CASE WHEN args IS NULL THEN fn || '()' ELSE format('%s(%L::regclass, %s)', fn, shard_name, args) END);
     IF NOT ok THEN
         RAISE EXCEPTION 'idgen_backfill: could not work on shard % of % on %: %', shard, leaf, placement, result
             USING ERRCODE = 'connection_exception';
     END IF;
     answer := result::jsonb;
-    IF answer ? 'sqlstate' THEN   -- RAISE takes no NULL option, and shows an empty one
+    IF jsonb_typeof(answer) = 'object' AND answer ? 'sqlstate' THEN   -- RAISE takes no NULL option, and shows an empty one
         result := format('%s (shard %s of %s on %s)', answer ->> 'message', shard, leaf, placement);
         CASE (answer ? 'detail')::integer * 2 + (answer ? 'hint')::integer
         WHEN 3 THEN RAISE EXCEPTION USING ERRCODE = answer ->> 'sqlstate', MESSAGE = result, DETAIL = answer ->> 'detail', HINT = answer ->> 'hint';
@@ -994,7 +1040,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION idgen_internal._backfill_on_shard(regclass, bigint, text, text) IS
-    'internal: calls a function of this file on a Citus shard, on the node of its placement, in a transaction there; its value as jsonb, its errors raised here';
+    'internal: calls a function of this file on a Citus shard (or its node), on the node of its placement, in a transaction there; its value as jsonb, its errors raised here';
 
 -- Claims the progress row of a table's column for this CALL and returns the claim's time, which
 -- every later write of the run names. Two runs never work on the same rows at once: a run claims
@@ -1241,11 +1287,10 @@ COMMENT ON FUNCTION idgen_internal._backfill_batch(regclass, name, timestamptz, 
 -- The shard's row is claimed, batched and written as one server's run is (_backfill_claim,
 -- _backfill_batch); its phase follows the coordinator's: the final pass starts when the coordinator's
 -- does, and a shard whose pass is over answers at once. The coordinator's TimeZone is this
--- transaction's (a timestamp without time zone is read in it, as in the plain UPDATE). Every error
--- is answered as {"sqlstate", "message", "detail", "hint"}, what the call did undone with it (the
--- block's subtransaction), for the coordinator to raise; a cancel is not caught. Answers
+-- transaction's (a timestamp without time zone is read in it, as in the plain UPDATE). Answers
 -- {"filled": rows this batch filled, "done": whether the shard's pass is over, "rows": the rows
--- filled in the shard in this run}. No SET clause, as _backfill_batch.
+-- filled in the shard in this run}; its errors, as those of every call of the coordinator's, go
+-- back through _backfill_answer. No SET clause, as _backfill_batch.
 CREATE FUNCTION idgen_internal._backfill_shard(shard regclass, id_column name, generator text, time_column name,
         batch_rows integer, final_pass boolean, run_started timestamptz, time_zone text)
     RETURNS jsonb
@@ -1257,10 +1302,6 @@ DECLARE
     claimed timestamptz;
     filled integer := 0;
     done boolean := true;
-    state text;
-    message text;
-    detail text;
-    hint text;
 BEGIN
     PERFORM pg_catalog.set_config('TimeZone', time_zone, true);
     expr := idgen_internal._backfill_check(shard, id_column, generator, time_column, batch_rows, '0', NULL, 0);
@@ -1277,14 +1318,10 @@ BEGIN
     END IF;
     RETURN pg_catalog.jsonb_build_object('filled', filled, 'done', done,
         'rows', (SELECT r.rows_done FROM @extschema@.idgen_backfill_runs r WHERE r.relation = shard AND r.id_column = _backfill_shard.id_column));
-EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
-    RETURN pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('sqlstate', state, 'message', message,
-                                                                      'detail', NULLIF(detail, ''), 'hint', NULLIF(hint, '')));
 END
 $$;
 COMMENT ON FUNCTION idgen_internal._backfill_shard(regclass, name, text, name, integer, boolean, timestamptz, text) IS
-    'internal: one batch of a backfill of a Citus shard, on the node of its placement, with the shard''s progress there; answers what it did, or its error';
+    'internal: one batch of a backfill of a Citus shard, on the node of its placement, with the shard''s progress there; answers what it did';
 
 -- One batch of a Citus run, on the coordinator: _backfill_shard on the shard's node, then what it
 -- answered written to this run's row (locked meanwhile, _backfill_run_row).
@@ -1311,18 +1348,23 @@ COMMENT ON FUNCTION idgen_internal._backfill_shard_batch(regclass, name, timesta
     'internal: one batch of a backfill of a Citus table: on the node of one shard''s placement, its answer written to the run''s progress';
 
 -- Between two batches: the pause, then, with max_replication_lag, until every standby has
--- replayed and every logical slot confirmed all but that many bytes of WAL. It sleeps in steps
--- of at most a second, each in a transaction of its own that writes nothing: a sleeping
--- statement holds a snapshot (vacuum keeps what it could see), so for a second at most. A wait
--- for the replicas is written to the progress row when it starts and when it ends. A procedure,
--- called by idgen_backfill: its COMMITs end the caller's transactions (no SET clause, as there).
+-- replayed and every logical slot confirmed all but that many bytes of WAL: those of this server
+-- and, before a batch of a Citus shard (leaf and shard given), those of the worker that will run
+-- it, which receive that batch's WAL (the same _backfill_replication_lag, run there as the
+-- batches are, _backfill_on_shard: 08000 naming the node where it cannot answer, 42501 where this
+-- role cannot read its replicas). It sleeps in steps of at most a second, each in a transaction
+-- of its own that writes nothing: a sleeping statement holds a snapshot (vacuum keeps what it
+-- could see), so for a second at most. A wait for the replicas is written to the progress row
+-- when it starts and when it ends. A procedure, called by idgen_backfill: its COMMITs end the
+-- caller's transactions (no SET clause, as there).
 CREATE PROCEDURE idgen_internal._backfill_wait(relation regclass, id_column name, claimed_at timestamptz,
-        pause interval, max_replication_lag bigint)
+        pause interval, max_replication_lag bigint, leaf regclass, shard bigint)
     LANGUAGE plpgsql
 AS $$
 DECLARE
     resume_at timestamptz := pg_catalog.clock_timestamp() + pause;
     lag record;
+    worker record;
     waiting_since timestamptz;
 BEGIN
     WHILE pg_catalog.clock_timestamp() < resume_at LOOP
@@ -1331,6 +1373,13 @@ BEGIN
     END LOOP;
     WHILE max_replication_lag IS NOT NULL LOOP
         SELECT * INTO lag FROM idgen_internal._backfill_replication_lag();
+        IF shard IS NOT NULL THEN
+            SELECT (w.answer ->> 'lag')::bigint AS lag, pg_catalog.format('%s of worker %s', w.answer ->> 'laggard', w.placement) AS laggard
+            INTO worker FROM idgen_internal._backfill_on_shard(leaf, shard, 'idgen_internal._backfill_replication_lag', NULL) w;
+            IF worker.lag > lag.lag OR lag.lag IS NULL THEN
+                lag := worker;
+            END IF;
+        END IF;
         EXIT WHEN lag.lag IS NULL OR lag.lag <= max_replication_lag;
         IF waiting_since IS NULL THEN
             waiting_since := pg_catalog.clock_timestamp();
@@ -1348,8 +1397,8 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON PROCEDURE idgen_internal._backfill_wait(regclass, name, timestamptz, interval, bigint) IS
-    'internal: idgen_backfill''s pause between batches and its waits for the replicas';
+COMMENT ON PROCEDURE idgen_internal._backfill_wait(regclass, name, timestamptz, interval, bigint, regclass, bigint) IS
+    'internal: idgen_backfill''s pause between batches and its waits for the replicas (of this server, and of the worker of the next batch''s Citus shard)';
 
 CREATE PROCEDURE @extschema@.idgen_backfill(relation regclass, id_column name, generator text,
         time_column name DEFAULT NULL, batch_rows integer DEFAULT 10000, pause interval DEFAULT '0',
@@ -1394,14 +1443,14 @@ BEGIN
                                               FROM @extschema@.idgen_backfill_runs r
                                               WHERE r.relation = idgen_backfill.relation AND r.id_column = idgen_backfill.id_column);
             LOOP
-                -- Before each batch but the run's first: the pause and the replicas. In the final
-                -- pass, after a batch that filled nothing but met rows others hold: a second at
-                -- least, for them to be let go.
+                -- Before each batch: the replicas (of a Citus shard's worker too), and, but the
+                -- run's first, the pause. In the final pass, after a batch that filled nothing but
+                -- met rows others hold: a second at least, for them to be let go.
                 CALL idgen_internal._backfill_wait(relation, id_column, claimed,
                     CASE WHEN batches = 0 THEN interval '0'
                          WHEN final_pass AND filled = 0 AND NOT leaf_done THEN GREATEST(pause, interval '1 second')
                          ELSE pause END,
-                    max_replication_lag);
+                    max_replication_lag, leaves[i], shards[i]);
                 IF shards[i] IS NULL THEN
                     SELECT * INTO filled, leaf_done FROM idgen_internal._backfill_batch(relation, id_column, claimed, leaves[i], expr, batch_rows);
                 ELSE
