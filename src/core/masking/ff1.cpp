@@ -15,8 +15,14 @@ constexpr u128 kTwoTo64 = u128{1} << 64;
 constexpr uint32_t kMinDomain = 1000000;  // radix^n, SP 800-38G revision 1
 constexpr uint32_t kRounds = 10;
 
-// radix^k, or cap + 1 as soon as it exceeds cap (cap <= 2^64, so nothing overflows).
+// radix^k, or cap + 1 as soon as it exceeds cap (cap <= 2^64, so nothing overflows). A power
+// of two radix is a shift: radix 2 (every id idgen masks) would otherwise take up to 64
+// multiplications per call.
 u128 power_capped(uint32_t radix, uint32_t k, u128 cap) {
+    if ((radix & (radix - 1)) == 0) {
+        const uint64_t bits = uint64_t{static_cast<uint32_t>(__builtin_ctz(radix))} * k;
+        return bits > 64 || (u128{1} << bits) > cap ? cap + 1 : u128{1} << bits;
+    }
     u128 p = 1;
     for (uint32_t i = 0; i < k; i++) {
         p *= radix;
@@ -25,15 +31,33 @@ u128 power_capped(uint32_t radix, uint32_t k, u128 cap) {
     return p;
 }
 
+// A block as the 128-bit big-endian number SP 800-38G reads it, and back: whole words, since a
+// block written byte by byte and then read whole stalls the CPU's store forwarding every round.
+u128 block_number(const uint8_t block[16]) {
+    uint64_t hi, lo;
+    std::memcpy(&hi, block, 8);
+    std::memcpy(&lo, block + 8, 8);
+    return u128{__builtin_bswap64(hi)} << 64 | __builtin_bswap64(lo);
+}
+
+void number_block(u128 x, uint8_t block[16]) {
+    const uint64_t hi = __builtin_bswap64(static_cast<uint64_t>(x >> 64));
+    const uint64_t lo = __builtin_bswap64(static_cast<uint64_t>(x));
+    std::memcpy(block, &hi, 8);
+    std::memcpy(block + 8, &lo, 8);
+}
+
 // What every round of one call shares.
 struct Rounds {
     const BlockCipher *cipher;
-    u128 modulus_u;    // radix^u
-    u128 modulus_v;    // radix^v
-    uint32_t b;        // bytes of NUM_radix(B) in Q: ceil(ceil(v * log2(radix)) / 8)
-    uint32_t d;        // bytes of the PRF's output used: 4 * ceil(b / 4) + 4 (at most 12)
-    uint8_t mac[16];   // the CBC-MAC after P and Q's blocks before its last
-    uint8_t last[16];  // Q's last block; the round number and NUM_radix(B) are written per round
+    u128 modulus_u;  // radix^u
+    u128 modulus_v;  // radix^v
+    uint32_t b;      // bytes of NUM_radix(B) in Q: ceil(ceil(v * log2(radix)) / 8)
+    uint32_t d;      // bytes of the PRF's output used: 4 * ceil(b / 4) + 4 (at most 12)
+    // Q's last block XOR the CBC-MAC of P and Q's blocks before it. Q's last b + 1 bytes, where
+    // the round number and NUM_radix(B) go, are zero in Q (T and the padding come before them),
+    // so each round's CBC-MAC input is this XOR those b + 1 bytes.
+    u128 chained_last;
 };
 
 // Byte k of T || 0^pad, the part of Q before the round number.
@@ -67,29 +91,25 @@ void prepare(const BlockCipher &cipher, const Domain &d, Rounds *r) {
                            static_cast<uint8_t>(t >> 16),
                            static_cast<uint8_t>(t >> 8),
                            static_cast<uint8_t>(t)};
-    cipher.encrypt(cipher.key_state, p, r->mac);
+    uint8_t mac[16], block[16];
+    cipher.encrypt(cipher.key_state, p, mac);
     const uint32_t pad = (16 - (t + r->b + 1) % 16) % 16;
     const uint32_t whole_blocks = (t + pad + 1 + r->b) / 16 - 1;
-    uint8_t block[16];
     for (uint32_t i = 0; i < whole_blocks; i++) {
-        for (uint32_t j = 0; j < 16; j++) block[j] = r->mac[j] ^ tweak_byte(d, i * 16 + j);
-        cipher.encrypt(cipher.key_state, block, r->mac);
+        for (uint32_t j = 0; j < 16; j++) block[j] = mac[j] ^ tweak_byte(d, i * 16 + j);
+        cipher.encrypt(cipher.key_state, block, mac);
     }
-    for (uint32_t j = 0; j < 16; j++) r->last[j] = tweak_byte(d, whole_blocks * 16 + j);
+    for (uint32_t j = 0; j < 16; j++) block[j] = mac[j] ^ tweak_byte(d, whole_blocks * 16 + j);
+    r->chained_last = block_number(block);
 }
 
-// y = NUM_2(S) of round i, with NUM_radix(B) = num_b.
+// y = NUM_2(S) of round i, with NUM_radix(B) = num_b: S is the PRF's first d bytes (d <= 16, so
+// one block).
 u128 round_value(const Rounds &r, uint8_t i, uint64_t num_b) {
-    uint8_t block[16];
-    std::memcpy(block, r.last, sizeof block);
-    block[15 - r.b] = i;
-    for (uint32_t j = 0; j < r.b; j++) block[15 - j] = static_cast<uint8_t>(num_b >> (8 * j));
-    for (uint32_t j = 0; j < 16; j++) block[j] ^= r.mac[j];
-    uint8_t out[16];
+    uint8_t block[16], out[16];
+    number_block(r.chained_last ^ (u128{i} << (8 * r.b) | num_b), block);
     r.cipher->encrypt(r.cipher->key_state, block, out);
-    u128 y = 0;
-    for (uint32_t j = 0; j < r.d; j++) y = y << 8 | out[j];
-    return y;
+    return block_number(out) >> (8 * (16 - r.d));
 }
 
 }  // namespace
