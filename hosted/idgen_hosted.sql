@@ -1712,7 +1712,7 @@ BEGIN
                               LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
                           AS $b$
                           BEGIN
-                              RAISE EXCEPTION 'idgen''s masking needs the extension pgcrypto, which was not installed when the plain-SQL edition was'
+                              RAISE EXCEPTION 'idgen''s masking needs the extension pgcrypto, which was not installed when the plain-SQL edition was installed or restored'
                                   USING ERRCODE = '55000',
                                         DETAIL = 'The plain-SQL edition masks ids with pgcrypto''s AES.',
                                         HINT = %L;

@@ -751,7 +751,7 @@ BEGIN
     RAISE EXCEPTION 'the spy saw % and %', a, b;
 END $$;
 CREATE OPERATOR spy.# (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = spy.xor);
-SET search_path = spy, pg_catalog;
+SET search_path = spy, hosted, pg_catalog;
 SELECT pg_temp.outcome('1::bigint # 2::bigint', 'spy') AS spy_works;
 SELECT pg_temp.outcome($$(SELECT count(*) FROM hosted.idgen_mask_keys)$$, 'spy') AS read_keys,
        pg_temp.outcome($$hosted.id_mask_key_create('mine')$$, 'spy') AS create_key,
