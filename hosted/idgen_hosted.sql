@@ -7,7 +7,11 @@
 -- uuid_v6_at and snowflake_next (with snowflake_create and snowflake_drop), unique by
 -- construction from PostgreSQL's sequences (their section says how; what they promise beside
 -- the C extension is in the README; test/tap/111_hosted_generators.pl tests it). The rest of the
--- C extension's generators need its shared memory and are not here.
+-- C extension's generators need its shared memory and are not here. And keyed masking (id_mask,
+-- id_unmask, uuid_mask, uuid_unmask, id_mask_key_create, the table idgen_mask_keys) with the C
+-- extension's answers, over pgcrypto's AES where pgcrypto is installed, in any schema; without
+-- it the rest of the edition installs and works, and masking refuses, saying what to do (its
+-- section says how).
 --
 -- Install into a schema of your own, in which no other role may create, and which must come
 -- first in search_path while this file runs; the functions find each other there whatever the
@@ -40,8 +44,9 @@
 -- value is computed first, and no input they refuse makes computing it fail.
 
 -- ---- The schema it is installed into ----------------------------------------------------------
--- Two functions run as the edition's owner (SECURITY DEFINER): the jump of a sequencer and the
--- node id's check, their search_path pinned to the edition's schema. A role that may create in
+-- Four functions run as the edition's owner (SECURITY DEFINER): the jump of a sequencer, the node
+-- id's check and the two that mask with a key, their search_path pinned to the edition's schema (so
+-- are the PL/pgSQL functions they call, which name the edition's own). A role that may create in
 -- that schema could put a better-matching overload there of a function or an operator they call,
 -- and have it run as the owner; the schema's owner may also drop what is in it and put its own in
 -- its place. So the file, each time it runs (to install, to update, and as pg_tle's extension
@@ -1745,11 +1750,13 @@ COMMENT ON FUNCTION _idgen_aes(bytea, bytea) IS
 
 -- FF1.Encrypt or FF1.Decrypt (SP 800-38G, Algorithms 7 and 8) for radix 2, no tweak, n bits
 -- held as their halves' numbers a (the first u = n / 2 bits) and b (the other v), v <= 61. The
--- round function's CBC-MAC starts with P, the same in every round: its block is encrypted once.
--- Q is 16 bytes, the round number i and then NUM(B) in its last `bytes` bytes, as a 128-bit
--- number i * 2^(8 bytes) + B; it is XORed into P's block as two bigints. Of the PRF's first
--- d = 4 ceil(bytes / 4) + 4 bytes y only y mod 2^m (m = u or v, under 62) counts: the low m
--- bits of its last 8 bytes.
+-- round function's CBC-MAC starts with P, the same in every round: its block is encrypted once,
+-- and held as two bigints. Q is 16 bytes, the round number i and then NUM(B) in its last `bytes`
+-- bytes: XORed into P's block, i lands in its first half where NUM(B) fills the second. Of the
+-- PRF's first d = 4 ceil(bytes / 4) + 4 bytes y only y mod 2^m counts (m = u or v, at most 61):
+-- the low 61 bits of its last 8 bytes, reduced with the sum. Decryption runs the same rounds
+-- backwards with the halves' roles swapped and the sum a difference: x is the half a round
+-- changes, z the half it reads.
 CREATE OR REPLACE FUNCTION _idgen_ff1(key bytea, n integer, a bigint, b bigint, decrypt boolean) RETURNS bigint[]
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
@@ -1757,35 +1764,31 @@ DECLARE
     u integer := n / 2;
     v integer := n - u;
     bytes integer := (v + 7) / 8;
-    last8 integer := 2 * (4 * ((bytes + 3) / 4) + 4 - 8) + 1;   -- where y's last 8 bytes start in hex
+    o integer := 4 * ((bytes + 3) / 4) - 4;   -- where y's last 8 bytes begin: d - 8
+    hi_round bigint := (bytes = 8)::integer;
+    lo_round bigint := (bytes < 8)::integer * (1::bigint << (8 * least(bytes, 7)));
+    sign bigint := 1 - 2 * decrypt::integer;
     p bytea := _idgen_aes(key, int8send(72621643503110656 | u) || int8send(n::bigint << 32));   -- 01 02 01 000002 0a u | n 0
     p_hi bigint := ('x' || encode(substr(p, 1, 8), 'hex'))::bit(64)::bigint;
     p_lo bigint := ('x' || encode(substr(p, 9, 8), 'hex'))::bit(64)::bigint;
+    x bigint := CASE WHEN decrypt THEN b ELSE a END;
+    z bigint := CASE WHEN decrypt THEN a ELSE b END;
     i integer;
-    m integer;
-    y bigint;
+    r bytea;
     c bigint;
 BEGIN
     FOR k IN 0 .. 9 LOOP
         i := CASE WHEN decrypt THEN 9 - k ELSE k END;
-        m := CASE WHEN i % 2 = 0 THEN u ELSE v END;
-        -- Q's round number: a byte before NUM(B), in the first half of the block when NUM(B) fills the second
-        y := ('x' || substr(encode(_idgen_aes(key,
-                 int8send(p_hi # CASE WHEN bytes = 8 THEN i ELSE 0 END)
-                 || int8send(p_lo # CASE WHEN bytes = 8 THEN 0 ELSE i::bigint << (8 * bytes) END
-                                  # CASE WHEN decrypt THEN a ELSE b END)), 'hex'), last8, 16))::bit(64)::bigint
-             & ((1::bigint << m) - 1);
-        IF decrypt THEN
-            c := (b - y) & ((1::bigint << m) - 1);
-            b := a;
-            a := c;
-        ELSE
-            c := (a + y) & ((1::bigint << m) - 1);
-            a := b;
-            b := c;
-        END IF;
+        r := _idgen_aes(key, int8send(p_hi # (i * hi_round)) || int8send(p_lo # (i * lo_round) # z));
+        c := (x + sign * (((get_byte(r, o) & 31)::bigint << 56) | (get_byte(r, o + 1)::bigint << 48)
+                          | (get_byte(r, o + 2)::bigint << 40) | (get_byte(r, o + 3)::bigint << 32)
+                          | (get_byte(r, o + 4)::bigint << 24) | (get_byte(r, o + 5) << 16)
+                          | (get_byte(r, o + 6) << 8) | get_byte(r, o + 7)))
+             & ((1::bigint << CASE WHEN i % 2 = 0 THEN u ELSE v END) - 1);
+        x := z;
+        z := c;
     END LOOP;
-    RETURN ARRAY[a, b];
+    RETURN CASE WHEN decrypt THEN ARRAY[z, x] ELSE ARRAY[x, z] END;
 END
 $$;
 COMMENT ON FUNCTION _idgen_ff1(bytea, integer, bigint, bigint, boolean) IS
