@@ -7,7 +7,11 @@
 -- uuid_v6_at and snowflake_next (with snowflake_create and snowflake_drop), unique by
 -- construction from PostgreSQL's sequences (their section says how; what they promise beside
 -- the C extension is in the README; test/tap/111_hosted_generators.pl tests it). The rest of the
--- C extension's generators need its shared memory and are not here.
+-- C extension's generators need its shared memory and are not here. And keyed masking (id_mask,
+-- id_unmask, uuid_mask, uuid_unmask, id_mask_key_create, the table idgen_mask_keys) with the C
+-- extension's answers, over pgcrypto's AES where pgcrypto is installed, in any schema; without
+-- it the rest of the edition installs and works, and masking refuses, saying what to do (its
+-- section says how).
 --
 -- Install into a schema of your own, in which no other role may create, and which must come
 -- first in search_path while this file runs; the functions find each other there whatever the
@@ -40,8 +44,9 @@
 -- value is computed first, and no input they refuse makes computing it fail.
 
 -- ---- The schema it is installed into ----------------------------------------------------------
--- Two functions run as the edition's owner (SECURITY DEFINER): the jump of a sequencer and the
--- node id's check, their search_path pinned to the edition's schema. A role that may create in
+-- Four functions run as the edition's owner (SECURITY DEFINER): the jump of a sequencer, the node
+-- id's check and the two that mask with a key, their search_path pinned to the edition's schema (so
+-- are the PL/pgSQL functions they call, which name the edition's own). A role that may create in
 -- that schema could put a better-matching overload there of a function or an operator they call,
 -- and have it run as the owner; the schema's owner may also drop what is in it and put its own in
 -- its place. So the file, each time it runs (to install, to update, and as pg_tle's extension
@@ -1604,6 +1609,292 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION snowflake_drop(text) IS
     'Drops a Snowflake sequencer and its sequence (plain-SQL edition)';
+
+-- ---- Keyed masking ----------------------------------------------------------------------------
+-- id_mask, id_unmask, uuid_mask and uuid_unmask as in the C extension (docs/masking.md): FF1 of
+-- NIST SP 800-38G over AES, radix 2, no tweak; a bigint id of 20 to 63 bits onto the same range,
+-- a version-7 UUID's 122 bits other than version and variant onto a version-4 UUID. The AES is
+-- pgcrypto's (encrypt(block, key, 'aes-ecb/pad:none'), one block at a time), which hosted services
+-- offer; the rest of the edition needs no pgcrypto. _idgen_mask_bind, which this file runs, finds
+-- pgcrypto in whatever schema it was created in and makes _idgen_aes call its encrypt, bound by
+-- oid when made (a SQL function with a standard body: moving pgcrypto to another schema keeps it,
+-- dropping pgcrypto is refused while it is bound); where pgcrypto is not installed, _idgen_aes
+-- raises 55000 with what to do: CREATE EXTENSION pgcrypto, then, as the edition's owner, run this
+-- file again or SELECT _idgen_mask_bind() in the edition's schema (pg_tle's extension too).
+--
+-- The keys are the edition's owner's to read (and the roles it grants): REVOKE ALL FROM PUBLIC.
+-- The masking functions read a key as the owner, in _idgen_mask_id and _idgen_mask_uuid (SECURITY
+-- DEFINER, their search_path pinned to the edition's schema below, so that what they call,
+-- _idgen_ff1 and _idgen_aes included, is the edition's and pg_catalog's whatever the caller's
+-- search_path), and return only the masked value. The public functions are SQL that the planner
+-- inlines into a call of those, IMMUTABLE as in the C extension: a key's bytes never change under
+-- its name (the trigger refuses UPDATE, DELETE and TRUNCATE), so WHERE id = id_unmask($1, 'orders')
+-- is an index condition. No error shows a key: the trigger checks a row before the table's
+-- constraints could print it.
+CREATE TABLE IF NOT EXISTS idgen_mask_keys (
+    name text PRIMARY KEY CHECK (octet_length(name) BETWEEN 1 AND 63),
+    key bytea NOT NULL CHECK (octet_length(key) IN (16, 32)),
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+REVOKE ALL ON idgen_mask_keys FROM PUBLIC;
+COMMENT ON TABLE idgen_mask_keys IS
+    'The named AES keys of id_mask, id_unmask, uuid_mask and uuid_unmask (16 or 32 bytes); readable by the edition''s owner only, permanent once created (id_mask_key_create), dumped with the database';
+
+-- The C extension's trigger function as it is (its errors compared in sql/hosted_differential.sql).
+CREATE OR REPLACE FUNCTION _idgen_mask_key_row() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        RAISE EXCEPTION 'mask keys are permanent: % on idgen_mask_keys is refused', TG_OP
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'A key''s bytes never change under its name; to rotate, create a key under a new name.';
+    END IF;
+    IF NEW.name IS NULL OR octet_length(NEW.name) NOT BETWEEN 1 AND 63 THEN
+        RAISE EXCEPTION 'a mask key''s name has 1 to 63 bytes' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF NEW.key IS NULL OR octet_length(NEW.key) NOT IN (16, 32) THEN
+        RAISE EXCEPTION 'mask key "%" is not of 16 or 32 bytes (AES-128 or AES-256)', NEW.name
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    NEW.created_at := coalesce(NEW.created_at, now());
+    RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION _idgen_mask_key_row() IS
+    'internal: idgen_mask_keys''s rows are permanent and checked without showing a key';
+REVOKE ALL ON FUNCTION _idgen_mask_key_row() FROM PUBLIC;
+CREATE OR REPLACE TRIGGER idgen_mask_keys_permanent BEFORE INSERT OR UPDATE OR DELETE ON idgen_mask_keys
+    FOR EACH ROW EXECUTE FUNCTION _idgen_mask_key_row();
+CREATE OR REPLACE TRIGGER idgen_mask_keys_no_truncate BEFORE TRUNCATE ON idgen_mask_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION _idgen_mask_key_row();
+
+-- PostgreSQL's strong random source without pgcrypto: gen_random_uuid() is 122 bits of it, and
+-- SHA-256 of three of them (366 bits) gives the key's bytes.
+CREATE OR REPLACE FUNCTION _idgen_mask_key_bytes(bytes integer) RETURNS bytea
+    LANGUAGE plpgsql VOLATILE STRICT
+AS $$
+BEGIN
+    IF bytes NOT IN (16, 32) THEN
+        RAISE EXCEPTION 'id_mask_key_create: a key has 16 or 32 bytes, not %', bytes USING ERRCODE = '22023';
+    END IF;
+    RETURN substr(sha256(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())),
+                  1, bytes);
+END
+$$;
+COMMENT ON FUNCTION _idgen_mask_key_bytes(integer) IS
+    'internal: 16 or 32 bytes from PostgreSQL''s strong random source, for id_mask_key_create';
+REVOKE ALL ON FUNCTION _idgen_mask_key_bytes(integer) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION id_mask_key_create(name text, key_bytes integer DEFAULT 32) RETURNS void
+    LANGUAGE sql VOLATILE STRICT
+BEGIN ATOMIC
+    INSERT INTO idgen_mask_keys (name, key) VALUES (id_mask_key_create.name, _idgen_mask_key_bytes(key_bytes));
+END;
+COMMENT ON FUNCTION id_mask_key_create(text, integer) IS
+    'Creates a mask key of 32 (AES-256) or 16 (AES-128) random bytes under a new name; the bytes are made in the server and shown nowhere. For the extension''s owner (it writes idgen_mask_keys)';
+REVOKE ALL ON FUNCTION id_mask_key_create(text, integer) FROM PUBLIC;
+
+-- _idgen_aes, made again each time: pgcrypto's encrypt where pgcrypto is installed, else a refusal.
+CREATE OR REPLACE FUNCTION _idgen_mask_bind() RETURNS text
+    LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    schema text := pg_catalog.quote_ident(pg_catalog.current_schema());   -- its search_path is pinned below
+    encrypt_function text;
+BEGIN
+    -- pgcrypto's own encrypt(bytea, bytea, text), found by its membership, in any schema
+    SELECT pg_catalog.format('%I.%I', n.nspname, p.proname) INTO encrypt_function
+    FROM pg_catalog.pg_extension e
+    JOIN pg_catalog.pg_depend d ON d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.refobjid = e.oid
+                               AND d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.deptype = 'e'
+    JOIN pg_catalog.pg_proc p ON p.oid = d.objid
+    JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+    WHERE e.extname = 'pgcrypto' AND p.proname = 'encrypt'
+      AND p.proargtypes = '17 17 25'::pg_catalog.oidvector;   -- (bytea, bytea, text)
+    IF encrypt_function IS NULL THEN
+        EXECUTE pg_catalog.format($f$CREATE OR REPLACE FUNCTION %s._idgen_aes(key bytea, block bytea) RETURNS bytea
+                              LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+                          AS $b$
+                          BEGIN
+                              RAISE EXCEPTION 'idgen''s masking needs the extension pgcrypto, which was not installed when the plain-SQL edition was installed or restored'
+                                  USING ERRCODE = '55000',
+                                        DETAIL = 'The plain-SQL edition masks ids with pgcrypto''s AES.',
+                                        HINT = %L;
+                          END
+                          $b$
+                          $f$,
+                          schema,
+                          pg_catalog.format('CREATE EXTENSION pgcrypto (in any schema); then, as the edition''s owner, SELECT %s._idgen_mask_bind(), or run hosted/idgen_hosted.sql again. The keys stay.',
+                                            schema));
+        RETURN 'pgcrypto is not installed: masking refuses until it is and this runs again';
+    END IF;
+    EXECUTE pg_catalog.format($f$CREATE OR REPLACE FUNCTION %s._idgen_aes(key bytea, block bytea) RETURNS bytea
+                          LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+                      RETURN %s(block, key, 'aes-ecb/pad:none'::pg_catalog.text)$f$,
+                   schema, encrypt_function);
+    RETURN 'masking uses ' || encrypt_function;
+END
+$$;
+COMMENT ON FUNCTION _idgen_mask_bind() IS
+    'internal: makes _idgen_aes call pgcrypto''s encrypt in the schema pgcrypto is in, or refuse where it is not installed (run by this file; run it again, as the edition''s owner, after CREATE EXTENSION pgcrypto)';
+REVOKE ALL ON FUNCTION _idgen_mask_bind() FROM PUBLIC;
+DO $$
+BEGIN
+    EXECUTE format('ALTER FUNCTION %I._idgen_mask_bind() SET search_path = %I, pg_temp', current_schema(), current_schema());
+    PERFORM _idgen_mask_bind();
+END
+$$;
+COMMENT ON FUNCTION _idgen_aes(bytea, bytea) IS
+    'internal: one 16-byte block encrypted with AES under a 16- or 32-byte key (pgcrypto''s encrypt; 55000 where pgcrypto was not found)';
+
+-- FF1.Encrypt or FF1.Decrypt (SP 800-38G, Algorithms 7 and 8) for radix 2, no tweak, n bits
+-- held as their halves' numbers a (the first u = n / 2 bits) and b (the other v), v <= 61. The
+-- round function's CBC-MAC starts with P, the same in every round: its block is encrypted once,
+-- and held as two bigints. Q is 16 bytes, the round number i and then NUM(B) in its last `bytes`
+-- bytes: XORed into P's block, i lands in its first half where NUM(B) fills the second. Of the
+-- PRF's first d = 4 ceil(bytes / 4) + 4 bytes y only y mod 2^m counts (m = u or v, at most 61):
+-- the low 61 bits of its last 8 bytes, reduced with the sum. Decryption runs the same rounds
+-- backwards with the halves' roles swapped and the sum a difference: x is the half a round
+-- changes, z the half it reads.
+CREATE OR REPLACE FUNCTION _idgen_ff1(key bytea, n integer, a bigint, b bigint, decrypt boolean) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+DECLARE
+    u integer := n / 2;
+    v integer := n - u;
+    bytes integer := (v + 7) / 8;
+    o integer := 4 * ((bytes + 3) / 4) - 4;   -- where y's last 8 bytes begin: d - 8
+    hi_round bigint := (bytes = 8)::integer;
+    lo_round bigint := (bytes < 8)::integer * (1::bigint << (8 * least(bytes, 7)));
+    sign bigint := 1 - 2 * decrypt::integer;
+    p bytea := _idgen_aes(key, int8send(72621643503110656 | u) || int8send(n::bigint << 32));   -- 01 02 01 000002 0a u | n 0
+    p_hi bigint := ('x' || encode(substr(p, 1, 8), 'hex'))::bit(64)::bigint;
+    p_lo bigint := ('x' || encode(substr(p, 9, 8), 'hex'))::bit(64)::bigint;
+    x bigint := CASE WHEN decrypt THEN b ELSE a END;
+    z bigint := CASE WHEN decrypt THEN a ELSE b END;
+    i integer;
+    r bytea;
+    c bigint;
+BEGIN
+    FOR k IN 0 .. 9 LOOP
+        i := CASE WHEN decrypt THEN 9 - k ELSE k END;
+        r := _idgen_aes(key, int8send(p_hi # (i * hi_round)) || int8send(p_lo # (i * lo_round) # z));
+        c := (x + sign * (((get_byte(r, o) & 31)::bigint << 56) | (get_byte(r, o + 1)::bigint << 48)
+                          | (get_byte(r, o + 2)::bigint << 40) | (get_byte(r, o + 3)::bigint << 32)
+                          | (get_byte(r, o + 4)::bigint << 24) | (get_byte(r, o + 5) << 16)
+                          | (get_byte(r, o + 6) << 8) | get_byte(r, o + 7)))
+             & ((1::bigint << CASE WHEN i % 2 = 0 THEN u ELSE v END) - 1);
+        x := z;
+        z := c;
+    END LOOP;
+    RETURN CASE WHEN decrypt THEN ARRAY[z, x] ELSE ARRAY[x, z] END;
+END
+$$;
+COMMENT ON FUNCTION _idgen_ff1(bytea, integer, bigint, bigint, boolean) IS
+    'internal: FF1 (NIST SP 800-38G) of radix 2 without a tweak under an AES key: the halves (first n/2 bits, the rest) of n bits encrypted, or decrypted';
+
+-- The key of a name, or 42704 as the C extension says it. Only the owner may call it (the
+-- masking functions below, which run as the owner, read the key first, as the C extension does).
+CREATE OR REPLACE FUNCTION _idgen_mask_key(key_name text) RETURNS bytea
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+AS $$
+DECLARE
+    key bytea;
+BEGIN
+    SELECT k.key INTO key FROM idgen_mask_keys k WHERE k.name = key_name;
+    IF key IS NULL THEN
+        RAISE EXCEPTION 'mask key "%" does not exist', key_name
+            USING ERRCODE = '42704', HINT = 'id_mask_key_create(''' || key_name || ''') creates it.';
+    END IF;
+    RETURN key;
+END
+$$;
+COMMENT ON FUNCTION _idgen_mask_key(text) IS
+    'internal: the bytes of the named mask key (42704 when there is none); the edition''s owner''s alone';
+REVOKE ALL ON FUNCTION _idgen_mask_key(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION _idgen_mask_id(id bigint, key_name text, width integer, unmask boolean) RETURNS bigint
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE SECURITY DEFINER
+AS $$
+DECLARE
+    key bytea;
+    fn text := CASE WHEN unmask THEN 'id_unmask' ELSE 'id_mask' END;
+    low integer := width - width / 2;
+    halves bigint[];
+BEGIN
+    key := _idgen_mask_key(key_name);
+    IF width NOT BETWEEN 20 AND 63 THEN
+        RAISE EXCEPTION '%: width % is outside 20..63', fn, width USING ERRCODE = '22023';
+    END IF;
+    IF id < 0 OR (id >> width) <> 0 THEN
+        RAISE EXCEPTION '%: % is outside 0 .. 2^% - 1', fn, id, width USING ERRCODE = '22003';
+    END IF;
+    halves := _idgen_ff1(key, width, id >> low, id & ((1::bigint << low) - 1), unmask);
+    RETURN (halves[1] << low) | halves[2];
+END
+$$;
+COMMENT ON FUNCTION _idgen_mask_id(bigint, text, integer, boolean) IS
+    'internal: id_mask''s and id_unmask''s work, reading the key as the edition''s owner';
+
+-- A UUID's 122 bits: 48 before the version, 12 between version and variant, 62 after; halves of
+-- 61 bits each.
+CREATE OR REPLACE FUNCTION _idgen_mask_uuid(u uuid, key_name text, unmask boolean) RETURNS uuid
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE SECURITY DEFINER
+AS $$
+DECLARE
+    key bytea;
+    fn text := CASE WHEN unmask THEN 'uuid_unmask' ELSE 'uuid_mask' END;
+    version_in integer := CASE WHEN unmask THEN 4 ELSE 7 END;
+    bits bit(128) := ('x' || encode(uuid_send(u), 'hex'))::bit(128);
+    hi bigint := substring(bits FROM 1 FOR 64)::bigint;
+    lo bigint := substring(bits FROM 65 FOR 64)::bigint;
+    halves bigint[];
+BEGIN
+    key := _idgen_mask_key(key_name);
+    IF (lo >> 62) & 3 <> 2 OR (hi >> 12) & 15 <> version_in THEN
+        RAISE EXCEPTION '%: not a version-% UUID', fn, version_in USING ERRCODE = '22023';
+    END IF;
+    -- a: the 48 bits before the version, the 12 after it and the first of the last 62; b: the rest
+    -- (PostgreSQL's <<, >>, & and | are of one precedence, left to right: hence the parentheses.)
+    halves := _idgen_ff1(key, 122, (((hi >> 16) & 281474976710655) << 13) | ((hi & 4095) << 1) | ((lo >> 61) & 1),
+                         lo & 2305843009213693951, unmask);
+    hi := ((halves[1] >> 13) << 16) | ((11 - version_in)::bigint << 12) | ((halves[1] >> 1) & 4095);   -- 7 <-> 4
+    lo := (-9223372036854775807 - 1) | ((halves[1] & 1) << 61) | halves[2];
+    RETURN encode(int8send(hi) || int8send(lo), 'hex')::uuid;
+END
+$$;
+COMMENT ON FUNCTION _idgen_mask_uuid(uuid, text, boolean) IS
+    'internal: uuid_mask''s and uuid_unmask''s work, reading the key as the edition''s owner';
+DO $$
+BEGIN
+    EXECUTE format('ALTER FUNCTION %I._idgen_mask_id(bigint, text, integer, boolean) SET search_path = %I, pg_temp',
+                   current_schema(), current_schema());
+    EXECUTE format('ALTER FUNCTION %I._idgen_mask_uuid(uuid, text, boolean) SET search_path = %I, pg_temp',
+                   current_schema(), current_schema());
+END
+$$;
+
+CREATE OR REPLACE FUNCTION id_mask(id bigint, key_name text, width integer DEFAULT 63) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_mask_id(id, key_name, width, false);
+COMMENT ON FUNCTION id_mask(bigint, text, integer) IS
+    'The id (0 .. 2^width - 1; width 20 to 63, 53 for JavaScript) masked under the named key: FF1 over AES, a permutation of that range; 42704 for an unknown key, 22023 for a width, 22003 for an id outside the width';
+CREATE OR REPLACE FUNCTION id_unmask(masked bigint, key_name text, width integer DEFAULT 63) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_mask_id(masked, key_name, width, true);
+COMMENT ON FUNCTION id_unmask(bigint, text, integer) IS
+    'The id that id_mask masked to this value under the same key and width; errors as id_mask';
+CREATE OR REPLACE FUNCTION uuid_mask(u uuid, key_name text) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_mask_uuid(u, key_name, false);
+COMMENT ON FUNCTION uuid_mask(uuid, text) IS
+    'A version-7 UUID masked under the named key: its 122 bits other than version and variant through FF1, laid out as a version-4 UUID; 22023 for a UUID of another version, 42704 for an unknown key';
+CREATE OR REPLACE FUNCTION uuid_unmask(masked uuid, key_name text) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN _idgen_mask_uuid(masked, key_name, true);
+COMMENT ON FUNCTION uuid_unmask(uuid, text) IS
+    'The version-7 UUID that uuid_mask masked to this version-4 UUID under the same key; 22023 for a UUID of another version, 42704 for an unknown key';
 
 -- ---- What earlier versions had ----------------------------------------------------------------
 -- (after everything that used it was replaced above)

@@ -3,12 +3,23 @@
 -- for every input the same result, the same NULL or the same error (SQLSTATE, message and
 -- hint): over the edges the other tests use, then over 100,000 inputs per family.
 CREATE EXTENSION idgen;
+-- pgcrypto (the edition's AES for keyed masking) in a schema of its own, on no search_path: the
+-- edition finds it where it is.
+CREATE SCHEMA crypto;
+CREATE EXTENSION pgcrypto SCHEMA crypto;
 CREATE SCHEMA hosted;
 SET search_path = hosted;
 \set ECHO none
 \i hosted/idgen_hosted.sql
 \set ECHO all
 RESET search_path;
+-- The same key bytes under the same names in both editions' tables (NIST SP 800-38G's sample
+-- keys: AES-256 and AES-128).
+INSERT INTO public.idgen_mask_keys (name, key) VALUES
+    ('orders', '\x2b7e151628aed2a6abf7158809cf4f3cef4359d8d580aa4f7f036d6f04fc6a94'),
+    ('users', '\x2b7e151628aed2a6abf7158809cf4f3c'),
+    ('it''s', '\x000102030405060708090a0b0c0d0e0f');
+INSERT INTO hosted.idgen_mask_keys SELECT * FROM public.idgen_mask_keys;
 SET timezone = 'UTC';
 SET datestyle = 'ISO';
 
@@ -40,13 +51,11 @@ ORDER BY h.oid::regprocedure::text;
 (SELECT 'only in the C extension' AS side, * FROM public.snowflake_presets EXCEPT SELECT 'only in the C extension', * FROM hosted.snowflake_presets)
 UNION ALL
 (SELECT 'only in the edition', * FROM hosted.snowflake_presets EXCEPT SELECT 'only in the edition', * FROM public.snowflake_presets);
--- Every IMMUTABLE function of the C extension is in the edition (but keyed masking, the C
--- extension's alone: docs/hosted.md), and every function of the edition, its internal helpers
--- too, has a comment.
+-- Every IMMUTABLE function of the C extension is in the edition, and every function of the
+-- edition, its internal helpers too, has a comment.
 SELECT c.oid::regprocedure AS missing
 FROM pg_proc c
 WHERE c.pronamespace = 'public'::regnamespace AND c.provolatile = 'i' AND c.proname NOT LIKE '\_%'
-  AND c.proname NOT IN ('id_mask', 'id_unmask', 'uuid_mask', 'uuid_unmask')
   AND NOT EXISTS (SELECT FROM pg_proc h WHERE h.pronamespace = 'hosted'::regnamespace
                                           AND h.proname = c.proname AND h.proargtypes = c.proargtypes);
 SELECT oid::regprocedure AS without_comment FROM pg_proc
@@ -471,7 +480,58 @@ INSERT INTO edges VALUES
     ($$snowflake_min_id(NULL::timestamptz, '2020-01-01')$$),
     ($$snowflake_min_id('2026-03-02'::timestamptz, NULL)$$),
     ($$snowflake_min_id('2026-03-02', '2020-01-01', NULL)$$),
-    ($$snowflake_min_id('2026-03-02', '2020-01-01', 512, NULL)$$);
+    ($$snowflake_min_id('2026-03-02', '2020-01-01', 512, NULL)$$),
+    -- keyed masking: the ends of widths 20, 53 and 63 both ways under both keys; unknown keys
+    -- (before any other refusal, as the C extension reads the key first), one named with a
+    -- quote, widths and values just outside, UUIDs of every other version and variant, NULLs
+    ($$id_mask(0, 'orders', 20)$$),
+    ($$id_mask(1048575, 'orders', 20)$$),
+    ($$id_unmask(0, 'orders', 20)$$),
+    ($$id_unmask(1048575, 'users', 20)$$),
+    ($$id_mask(0, 'users', 53)$$),
+    ($$id_mask(9007199254740991, 'users', 53)$$),
+    ($$id_unmask(9007199254740991, 'orders', 53)$$),
+    ($$id_mask(0, 'orders')$$),
+    ($$id_mask(9223372036854775807, 'orders')$$),
+    ($$id_unmask(9223372036854775807, 'users', 63)$$),
+    ($$id_unmask(id_mask(4242, 'orders'), 'orders')$$),
+    ($$id_mask(4242, 'it''s', 21)$$),
+    ($$id_mask(1, 'nope')$$),
+    ($$id_mask(1, 'no''pe')$$),
+    ($$id_mask(1, '')$$),
+    ($$id_unmask(1, repeat('x', 100))$$),
+    ($$id_mask(-1, 'nope', 19)$$),
+    ($$id_mask(1, 'orders', 19)$$),
+    ($$id_mask(1, 'orders', 64)$$),
+    ($$id_unmask(1, 'orders', -2147483648)$$),
+    ($$id_mask(-1, 'orders')$$),
+    ($$id_unmask(-9223372036854775808, 'orders')$$),
+    ($$id_mask(1048576, 'orders', 20)$$),
+    ($$id_unmask(1048576, 'orders', 20)$$),
+    ($$id_mask(9007199254740992, 'orders', 53)$$),
+    ($$id_mask(-1, 'orders', 64)$$),
+    ($$id_mask(NULL, 'orders')$$),
+    ($$id_mask(1, NULL)$$),
+    ($$id_mask(1, 'orders', NULL)$$),
+    ($$id_unmask(NULL, 'nope', 99)$$),
+    ($$uuid_mask('01890a5d-ac96-774b-bcce-b302099a8057', 'orders')$$),
+    ($$uuid_mask('01890a5d-ac96-774b-bcce-b302099a8057', 'users')$$),
+    ($$uuid_unmask(uuid_mask('01890a5d-ac96-774b-bcce-b302099a8057', 'orders'), 'orders')$$),
+    ($$uuid_mask('00000000-0000-7000-8000-000000000000', 'orders')$$),
+    ($$uuid_mask('ffffffff-ffff-7fff-bfff-ffffffffffff', 'users')$$),
+    ($$uuid_unmask('00000000-0000-4000-8000-000000000000', 'users')$$),
+    ($$uuid_unmask('ffffffff-ffff-4fff-bfff-ffffffffffff', 'orders')$$),
+    ($$uuid_mask('01890a5d-ac96-474b-bcce-b302099a8057', 'orders')$$),
+    ($$uuid_unmask('01890a5d-ac96-774b-bcce-b302099a8057', 'orders')$$),
+    ($$uuid_mask('01890a5d-ac96-774b-ccce-b302099a8057', 'orders')$$),
+    ($$uuid_mask('01890a5d-ac96-774b-7cce-b302099a8057', 'orders')$$),
+    ($$uuid_unmask('01890a5d-ac96-474b-ecce-b302099a8057', 'orders')$$),
+    ($$uuid_mask('00000000-0000-0000-0000-000000000000', 'orders')$$),
+    ($$uuid_mask('ffffffff-ffff-ffff-ffff-ffffffffffff', 'orders')$$),
+    ($$uuid_mask('01890a5d-ac96-474b-bcce-b302099a8057', 'nope')$$),
+    ($$uuid_unmask('01890a5d-ac96-774b-bcce-b302099a8057', 'nope')$$),
+    ($$uuid_mask(NULL, 'orders')$$),
+    ($$uuid_unmask('01890a5d-ac96-474b-bcce-b302099a8057', NULL)$$);
 -- (The hint of an unknown layout is compared, but shown only as "(hint: ...)".)
 SELECT expr, regexp_replace(c_extension, '\(hint: .*\)$', '(hint: ...)') AS c_extension, c_extension = hosted AS same
 FROM (SELECT expr, pg_temp.outcome(expr, 'public') AS c_extension, pg_temp.outcome(expr, 'hosted') AS hosted
@@ -546,6 +606,29 @@ FROM (SELECT CASE WHEN i % 2 = 0 THEN upper(m) ELSE m END AS t,
 -- The encoders over 20,000 of the UUIDs and Snowflake ids above (the edition's base32 is slow).
 CREATE TEMP TABLE some_uuids AS SELECT u FROM uuids LIMIT 20000;
 CREATE TEMP TABLE some_snowflakes AS SELECT id FROM snowflakes LIMIT 20000;
+-- Keyed masking (20,000 calls a function: the edition's FF1 is slow): every width from 19 to
+-- 64, a fifth of the values at or near the ends of the width, one in twenty outside it (or
+-- negative), the three keys and, one in fifty, an unknown one; version-7 UUIDs from the UUIDs
+-- above and any UUID, and version-4 ones made by the C extension's uuid_mask and any.
+CREATE TEMP TABLE mask_ids AS
+SELECT CASE WHEN i % 20 = 0 THEN (ARRAY[-1, 1::bigint << least(width, 62), x, -x - 1])[i / 20 % 4 + 1]
+            WHEN i % 5 = 0 THEN (ARRAY[0, 1, 2, top - 1, top, top / 2])[i / 5 % 6 + 1]
+            ELSE x & top END AS id,
+       key_name, width
+FROM (SELECT i, x, width, (2::numeric ^ least(width, 63) - 1)::bigint AS top,
+             CASE WHEN i % 50 = 0 THEN 'nope' ELSE (ARRAY['orders', 'users', 'it''s'])[i % 3 + 1] END AS key_name
+      FROM (SELECT i, ('x' || substr(md5('mask ' || i), 1, 16))::bit(64)::bigint & 9223372036854775807 AS x,
+                   19 + i % 46 AS width
+            FROM generate_series(1, 20000) i) s) s;
+CREATE TEMP TABLE mask_uuids AS
+SELECT u, (ARRAY['orders', 'users', 'it''s', 'orders', 'users', 'it''s', 'orders', 'users', 'it''s', 'nope'])[i % 10 + 1] AS key_name
+FROM (SELECT row_number() OVER () AS i, u FROM (SELECT u FROM uuids WHERE public.uuid_version(u) = 7 LIMIT 14000) s
+      UNION ALL SELECT i, u FROM (SELECT 14000 + row_number() OVER () AS i, u FROM uuids LIMIT 6000) s) s;
+CREATE TEMP TABLE masked_uuids AS
+SELECT CASE WHEN i % 4 = 0 THEN u ELSE public.uuid_mask(u, 'orders') END AS u,
+       CASE WHEN i % 50 = 7 THEN 'nope' WHEN i % 4 = 1 THEN 'users' ELSE 'orders' END AS key_name
+FROM ((SELECT row_number() OVER () AS i, u FROM mask_uuids WHERE public.uuid_version(u) = 7 LIMIT 15000)
+      UNION ALL (SELECT 0, u FROM uuids LIMIT 5000)) s;
 SELECT * FROM pg_temp.compare('uuid_to_ulid(u)', 'some_uuids')
 UNION ALL SELECT * FROM pg_temp.compare('typeid_text(''user'', u)', 'some_uuids')
 UNION ALL SELECT * FROM pg_temp.compare('snowflake_to_text(id)', 'some_snowflakes')
@@ -591,8 +674,99 @@ UNION ALL SELECT * FROM pg_temp.compare('snowflake_min_id(ts, epoch, max_nodes, 
                                           OR CASE layout WHEN 'sonyflake' THEN max_nodes <> 65536
                                                          WHEN 'javascript' THEN max_nodes NOT BETWEEN 16 AND 512
                                                          ELSE max_nodes NOT BETWEEN 128 AND 8192 END
-                                          OR ts > epoch + interval '69 years'$$);
+                                          OR ts > epoch + interval '69 years'$$)
+UNION ALL SELECT * FROM pg_temp.compare('id_mask(id, key_name, width)', 'mask_ids',
+                                        $$key_name = 'nope' OR width NOT BETWEEN 20 AND 63 OR id < 0 OR id >= 2::numeric ^ width$$)
+UNION ALL SELECT * FROM pg_temp.compare('id_unmask(id, key_name, width)', 'mask_ids',
+                                        $$key_name = 'nope' OR width NOT BETWEEN 20 AND 63 OR id < 0 OR id >= 2::numeric ^ width$$)
+UNION ALL SELECT * FROM pg_temp.compare('uuid_mask(u, key_name)', 'mask_uuids',
+                                        $$key_name = 'nope' OR public.uuid_version(u) IS DISTINCT FROM 7$$)
+UNION ALL SELECT * FROM pg_temp.compare('uuid_unmask(u, key_name)', 'masked_uuids',
+                                        $$key_name = 'nope' OR public.uuid_version(u) IS DISTINCT FROM 4$$);
+-- The edition's masking is a permutation: every valid id and version-7 UUID above back from its
+-- mask, under the edition's own functions.
+SELECT count(*) AS ids, count(*) FILTER (WHERE hosted.id_unmask(hosted.id_mask(id, key_name, width), key_name, width) = id) AS back
+FROM mask_ids WHERE key_name <> 'nope' AND width BETWEEN 20 AND 63 AND id BETWEEN 0 AND 2::numeric ^ width - 1;
+SELECT count(*) AS uuids, count(*) FILTER (WHERE hosted.uuid_unmask(hosted.uuid_mask(u, key_name), key_name) = u) AS back
+FROM mask_uuids WHERE key_name <> 'nope' AND public.uuid_version(u) = 7;
+
+-- A row looked up by its masked id uses the primary key, as with the C extension: id_unmask is
+-- IMMUTABLE, so a constant is unmasked at planning and a parameter (a generic plan) once per scan.
+CREATE TABLE masked_orders (id bigint PRIMARY KEY, item text);
+INSERT INTO masked_orders SELECT g, 'item ' || g FROM generate_series(1, 10000) g;
+ANALYZE masked_orders;
+EXPLAIN (COSTS OFF) SELECT * FROM masked_orders WHERE id = hosted.id_unmask(hosted.id_mask(4242, 'orders'), 'orders');
+PREPARE by_masked(bigint) AS SELECT * FROM public.masked_orders WHERE id = hosted.id_unmask($1, 'orders');
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE by_masked(0);
+EXECUTE by_masked(public.id_mask(77, 'orders'));
+RESET plan_cache_mode;
+
+-- The keys tables refuse the same changes with the same errors (no key in any of them), and
+-- id_mask_key_create makes keys of the same sizes in both.
+CREATE FUNCTION pg_temp.statement_outcome(stmt text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    state text;
+    message text;
+    hint text;
+BEGIN
+    EXECUTE stmt;
+    RETURN 'done';
+EXCEPTION WHEN others THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+    RETURN pg_temp.error_text(state, message, hint);
+END
+$$;
+SELECT stmt, pg_temp.statement_outcome(format(stmt, 'public')) AS c_extension,
+       pg_temp.statement_outcome(format(stmt, 'public')) = pg_temp.statement_outcome(format(stmt, 'hosted')) AS same
+FROM (VALUES ($$UPDATE %s.idgen_mask_keys SET key = key WHERE name = 'orders'$$),
+             ($$DELETE FROM %s.idgen_mask_keys WHERE name = 'users'$$),
+             ($$TRUNCATE %s.idgen_mask_keys$$),
+             ($$INSERT INTO %s.idgen_mask_keys (name, key) VALUES ('short', '\x0102030405060708090a0b0c0d0e0f1011121314')$$),
+             ($$INSERT INTO %s.idgen_mask_keys (name, key) VALUES ('none', NULL)$$),
+             ($$INSERT INTO %s.idgen_mask_keys (name, key) VALUES (repeat('n', 64), '\x2b7e151628aed2a6abf7158809cf4f3c')$$),
+             ($$INSERT INTO %s.idgen_mask_keys (name, key) VALUES ('', '\x2b7e151628aed2a6abf7158809cf4f3c')$$),
+             ($$INSERT INTO %s.idgen_mask_keys (name, key) VALUES ('orders', '\x2b7e151628aed2a6abf7158809cf4f3c')$$),
+             ($$SELECT %s.id_mask_key_create('odd', 24)$$),
+             ($$SELECT %s.id_mask_key_create('orders')$$),
+             ($$SELECT %s.id_mask_key_create(NULL)$$)) v (stmt);
+SELECT public.id_mask_key_create('fresh'), hosted.id_mask_key_create('fresh');
+SELECT side, octet_length(key) AS bytes, created_at <= now() AS created
+FROM (SELECT 'public' AS side, * FROM public.idgen_mask_keys UNION ALL SELECT 'hosted', * FROM hosted.idgen_mask_keys) k
+WHERE name = 'fresh' ORDER BY side;
+SELECT hosted.id_mask_key_create('fresh_16', 16);
+SELECT octet_length(key) AS bytes, hosted.id_unmask(hosted.id_mask(12345, 'fresh_16', 40), 'fresh_16', 40) AS back
+FROM hosted.idgen_mask_keys WHERE name = 'fresh_16';
+
+-- A role that is not the owner masks and unmasks but reads no key, creates none and cannot make
+-- the edition bind another encrypt; its own operator first in its search_path (here one that
+-- would show the round blocks) is not what the edition's FF1 calls.
+CREATE ROLE idgen_hosted_masking;
+GRANT USAGE ON SCHEMA hosted TO idgen_hosted_masking;
+GRANT SELECT ON masked_orders TO idgen_hosted_masking;
+CREATE SCHEMA spy AUTHORIZATION idgen_hosted_masking;
+SET ROLE idgen_hosted_masking;
+CREATE FUNCTION spy.xor(a bigint, b bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'the spy saw % and %', a, b;
+END $$;
+CREATE OPERATOR spy.# (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = spy.xor);
+SET search_path = spy, hosted, pg_catalog;
+SELECT pg_temp.outcome('1::bigint # 2::bigint', 'spy') AS spy_works;
+SELECT pg_temp.outcome($$(SELECT count(*) FROM hosted.idgen_mask_keys)$$, 'spy') AS read_keys,
+       pg_temp.outcome($$hosted.id_mask_key_create('mine')$$, 'spy') AS create_key,
+       pg_temp.outcome($$hosted._idgen_mask_bind()$$, 'spy') AS bind;
+SELECT hosted.id_mask(4242, 'orders') = public.id_mask(4242, 'orders') AS same_mask,
+       hosted.uuid_unmask(public.uuid_mask('01890a5d-ac96-774b-bcce-b302099a8057', 'users'), 'users') AS uuid_back;
+EXECUTE by_masked(public.id_mask(78, 'orders'));
+RESET search_path;
+RESET ROLE;
+DROP SCHEMA spy CASCADE;
+DROP TABLE masked_orders;
+REVOKE ALL ON SCHEMA hosted FROM idgen_hosted_masking;
+DROP ROLE idgen_hosted_masking;
 
 SET client_min_messages = warning;
 DROP SCHEMA hosted CASCADE;
 DROP EXTENSION idgen;
+DROP SCHEMA crypto CASCADE;

@@ -58,6 +58,7 @@ $node->safe_psql('postgres', 'CREATE ROLE caller LOGIN');
 $node->safe_psql('appdb', q{
     GRANT USAGE ON SCHEMA idgen TO caller;
     GRANT SELECT ON ALL TABLES IN SCHEMA idgen TO caller;
+    REVOKE ALL ON idgen.idgen_mask_keys FROM caller;
     GRANT USAGE ON ALL SEQUENCES IN SCHEMA idgen TO caller;
     ALTER DEFAULT PRIVILEGES IN SCHEMA idgen GRANT USAGE ON SEQUENCES TO caller;
     SELECT idgen.snowflake_create('n', '2024-01-01', 1024)}, extra_params => [ '-U', 'app' ]);
@@ -180,8 +181,53 @@ my $made_after = (grep { /^\d+$/ } split /\n/, $node->safe_psql('appdb', q{
 cmp_ok($made_after, '>', $rolled_back_max,
     "a sequencer made again after its creation rolled back starts above the rolled-back ids ($made_after > $rolled_back_max)");
 
+# Keyed masking. The edition was installed without pgcrypto (the rest of it works, above): keys
+# are made from PostgreSQL's own random source, and masking refuses, saying what to do. pgcrypto
+# then created, by the database's owner (it is trusted), in a schema on no search_path, and bound
+# by _idgen_mask_bind: a caller with the README's grants masks and unmasks, reads no key, and finds
+# a row by its masked id through the primary key. The file run again keeps the keys.
+$node->safe_psql('appdb', q{SELECT idgen.id_mask_key_create('orders'); SELECT idgen.id_mask_key_create('small', 16)},
+                 extra_params => [ '-U', 'app' ]);
+is($node->safe_psql('appdb', q{SELECT string_agg(name || ':' || octet_length(key), ',' ORDER BY name) FROM idgen.idgen_mask_keys},
+                    extra_params => [ '-U', 'app' ]),
+   'orders:32,small:16', 'without pgcrypto: keys of 32 and 16 bytes are made');
+($ret, $out, $err) = $node->psql('appdb', "\\set VERBOSITY verbose\nSELECT idgen.id_mask(1, 'orders')", extra_params => [ '-U', 'caller' ]);
+like($err, qr/55000: idgen's masking needs the extension pgcrypto.*HINT:  CREATE EXTENSION pgcrypto \(in any schema\); then, as the edition's owner, SELECT idgen\._idgen_mask_bind\(\)/s,
+     'without pgcrypto: masking refuses (55000), with what to do');
+($ret, $out, $err) = $node->psql('appdb', 'SELECT idgen._idgen_mask_bind()', extra_params => [ '-U', 'caller' ]);
+like($err, qr/permission denied for function _idgen_mask_bind/, 'a caller may not bind');
+$node->safe_psql('appdb', q{
+    CREATE SCHEMA crypto;
+    CREATE EXTENSION pgcrypto SCHEMA crypto;
+    CREATE TABLE public.orders (id bigint PRIMARY KEY, item text);
+    INSERT INTO public.orders SELECT g, 'item ' || g FROM generate_series(1, 10000) g;
+    ANALYZE public.orders;
+    GRANT SELECT ON public.orders TO caller;}, extra_params => [ '-U', 'app' ]);
+is($node->safe_psql('appdb', 'SELECT idgen._idgen_mask_bind()', extra_params => [ '-U', 'app' ]),
+   'masking uses crypto.encrypt', 'the owner binds the edition to pgcrypto, in the schema it is in');
+is($node->safe_psql('appdb', q{
+    SELECT idgen.id_unmask(idgen.id_mask(4242, 'orders'), 'orders'), idgen.id_mask(4242, 'orders') <> 4242,
+           idgen.uuid_unmask(idgen.uuid_mask('01890a5d-ac96-774b-bcce-b302099a8057', 'small'), 'small')},
+                    extra_params => [ '-U', 'caller' ]),
+   '4242|t|01890a5d-ac96-774b-bcce-b302099a8057', 'a caller masks and unmasks ids and UUIDs');
+($ret, $out, $err) = $node->psql('appdb', 'SELECT count(*) FROM idgen.idgen_mask_keys', extra_params => [ '-U', 'caller' ]);
+like($err, qr/permission denied for table idgen_mask_keys/, 'a caller reads no key');
+like($node->safe_psql('appdb', q{
+    SET plan_cache_mode = force_generic_plan;
+    PREPARE by_masked(bigint) AS SELECT * FROM orders WHERE id = idgen.id_unmask($1, 'orders');
+    EXPLAIN (COSTS OFF) EXECUTE by_masked(0);}, extra_params => [ '-U', 'caller' ]),
+     qr/Index Scan using orders_pkey on orders\s+Index Cond: \(id = idgen\._idgen_mask_id\(\$1, 'orders'::text, 63, true\)\)/,
+     'a row by its masked id: an index scan of the primary key');
+my $masked = $node->safe_psql('appdb', q{SELECT idgen.id_mask(4242, 'orders', 53)}, extra_params => [ '-U', 'caller' ]);
+{
+    local $ENV{PGOPTIONS} = '-c search_path=idgen';
+    $node->psql('appdb', undef, on_error_die => 1, extra_params => [ '-U', 'app', '-v', 'ON_ERROR_STOP=1', '-f', $edition ]);
+}
+is($node->safe_psql('appdb', q{SELECT idgen.id_mask(4242, 'orders', 53)}, extra_params => [ '-U', 'caller' ]), $masked,
+   'the file run again: the same keys, the same masks');
+
 # A schema whose name needs quoting: the sequencers' sequences and the dropped sequencers' ends
-# are found in it.
+# are found in it (and pgcrypto, for its masking).
 $node->safe_psql('appdb', 'CREATE SCHEMA "Id Gen"', extra_params => [ '-U', 'app' ]);
 {
     local $ENV{PGOPTIONS} = '-c search_path="Id\\ Gen"';
@@ -193,8 +239,10 @@ is(join(',', grep { length } split /\n/, $node->safe_psql('appdb', q{
     SELECT "Id Gen".snowflake_next('q') > 0;
     SELECT "Id Gen".snowflake_drop('q');
     SELECT "Id Gen".snowflake_create('q', '2024-01-01', 1024);
-    SELECT count(*) FROM "Id Gen"._idgen_snowflake_retired WHERE name = 'q'}, extra_params => [ '-U', 'app' ])),
-   't,1', 'a schema whose name needs quoting: node id, create, next, drop and create again');
+    SELECT count(*) FROM "Id Gen"._idgen_snowflake_retired WHERE name = 'q';
+    SELECT "Id Gen".id_mask_key_create('k');
+    SELECT "Id Gen".id_unmask("Id Gen".id_mask(7, 'k', 20), 'k', 20)}, extra_params => [ '-U', 'app' ])),
+   't,1,7', 'a schema whose name needs quoting: node id, create, next, drop and create again, masking');
 
 $node->stop;
 done_testing();

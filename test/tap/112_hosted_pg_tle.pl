@@ -2,13 +2,16 @@
 # major from its release by scripts/pg_tle), as a hosted service's user installs it:
 # - the README's three commands: pg_tle created by the administrator, hosted/register_pg_tle.sql
 #   run by a role in pgtle_admin, CREATE EXTENSION idgen_hosted by a role that is not a
-#   superuser; every function of the edition is the extension's member, its state the
-#   extension's configuration; CREATE EXTENSION into a schema where PUBLIC may create is refused;
+#   superuser, after pgcrypto (in a schema of its own); every function of the edition is the
+#   extension's member, its state (the mask keys too) the extension's configuration; CREATE
+#   EXTENSION into a schema where PUBLIC may create is refused;
 # - pg_dump (pg_tle's own schema left out) restored into a database where pg_tle and the
-#   registration came first: the copy makes more ids, none it had made before;
+#   registration came first: the copy makes more ids, none it had made before, and masks as the
+#   original did (its keys, pgcrypto found);
 # - an update from the edition's previous version (0.9.3's file, from the repository's history),
 #   registered and created as a user of 0.9.3 would have: the registration run again from this
-#   checkout, then ALTER EXTENSION idgen_hosted UPDATE; ids after it never equal ids before.
+#   checkout, then ALTER EXTENSION idgen_hosted UPDATE; ids after it never equal ids before;
+#   masking refuses there until pgcrypto is created and the owner binds the edition to it.
 use strict;
 use warnings;
 use Cwd qw(abs_path);
@@ -46,6 +49,7 @@ is($node->safe_psql('appdb', q{SELECT default_version FROM pgtle.available_exten
    $control_version, "registered as idgen_hosted $control_version");
 
 my @app = (extra_params => [ '-U', 'app' ]);
+$node->safe_psql('appdb', 'CREATE SCHEMA crypto; CREATE EXTENSION pgcrypto SCHEMA crypto', @app);
 $node->safe_psql('appdb', 'CREATE SCHEMA idgen; CREATE EXTENSION idgen_hosted SCHEMA idgen', @app);
 is($node->safe_psql('appdb', q{
     SELECT count(*) > 20 AND count(*) FILTER (WHERE NOT EXISTS (
@@ -53,9 +57,12 @@ is($node->safe_psql('appdb', q{
     FROM pg_proc p WHERE p.pronamespace = 'idgen'::regnamespace}),
    't', 'a role that is not a superuser creates the extension; every function of the edition is its member');
 is($node->safe_psql('appdb', q{SELECT array(SELECT c::regclass::text FROM pg_extension, unnest(extconfig) c
-                                           WHERE extname = 'idgen_hosted' ORDER BY 1)}),
-   '{idgen._idgen_node,idgen._idgen_snowflake_retired,idgen._idgen_uuid_serial,idgen.snowflake_definitions}',
+                                           WHERE extname = 'idgen_hosted' ORDER BY c::regclass::text COLLATE "C")}),
+   '{idgen._idgen_node,idgen._idgen_snowflake_retired,idgen._idgen_uuid_serial,idgen.idgen_mask_keys,idgen.snowflake_definitions}',
    'its state is the extension\'s configuration');
+$node->safe_psql('appdb', q{SELECT idgen.id_mask_key_create('orders')}, @app);
+my $masked = $node->safe_psql('appdb', q{SELECT idgen.id_mask(4242, 'orders')}, @app);
+is($node->safe_psql('appdb', qq{SELECT idgen.id_unmask($masked, 'orders')}, @app), 4242, 'it masks with pgcrypto found in its schema');
 is($node->safe_psql('appdb', q{SET timezone = 'UTC'; SELECT idgen.uuid_v1_timestamp('c232ab00-9414-11ec-b3c8-9f6bdeced846')}),
    '2022-02-22 19:22:22+00', 'a decoder answers');
 
@@ -91,6 +98,13 @@ PostgreSQL::Test::Utils::append_to_file($list,
 $node->command_ok([ 'pg_restore', '-U', 'app', '-L', $list, '-d', $node->connstr('restored'), $dump ],
                   'pg_restore into another database, pg_tle left out');
 is($node->safe_psql('restored', 'SELECT name FROM idgen.snowflake_definitions'), 'orders', 'the sequencer is restored');
+# pg_restore creates the extensions in its own order, idgen_hosted before pgcrypto (nothing tells
+# it otherwise): masking refuses until the owner binds the edition to pgcrypto (docs/hosted.md).
+my (undef, undef, $unbound_err) = $node->psql('restored', q{SELECT idgen.id_mask(4242, 'orders')}, @app);
+like($unbound_err, qr/idgen's masking needs the extension pgcrypto.*SELECT idgen\._idgen_mask_bind\(\)/s,
+     'restored: masking refuses, the command in its hint');
+is($node->safe_psql('restored', q{SELECT idgen._idgen_mask_bind(); SELECT idgen.id_mask(4242, 'orders')}, @app),
+   "masking uses crypto.encrypt\n$masked", 'bound by its owner, the restored copy masks as the original: its keys, pgcrypto found');
 # The restored database is a copy beside its original: it makes no id until it has a node id of
 # its own here (the original's came with the dump, set on another database).
 my ($ret, $out, $err) = $node->psql('restored', q{SELECT idgen.uuid_v7()}, @app);
@@ -111,7 +125,7 @@ my ($edition_ok, $register_ok) = map {
     eval { IPC::Run::run([ 'git', '-C', $root, 'show', "193d200:hosted/$_" ], '>', "$old/$_", '2>', \my $git_err) }
 } qw(idgen_hosted.sql register_pg_tle.sql);
 SKIP: {
-    skip 'no git history here: the update from 0.9.3 needs its edition', 7 unless $edition_ok && $register_ok;
+    skip 'no git history here: the update from 0.9.3 needs its edition', 10 unless $edition_ok && $register_ok;
     my $register = PostgreSQL::Test::Utils::slurp_file("$old/register_pg_tle.sql");
     $register =~ s{cat hosted/idgen_hosted.sql}{cat $old/idgen_hosted.sql};
     $register =~ s{^\\set version .*$}{\\set version 0.9.3}m;
@@ -130,6 +144,15 @@ SKIP: {
     is($node->safe_psql('updated', q{SELECT extversion FROM pg_extension WHERE extname = 'idgen_hosted'}), $control_version,
        "ALTER EXTENSION idgen_hosted UPDATE takes it to $control_version");
     $node->safe_psql('updated', sprintf($make, 'after_update'), @app);
+    $node->safe_psql('updated', q{SELECT idgen.id_mask_key_create('orders')}, @app);
+    ($ret, $out, $err) = $node->psql('updated', q{SELECT idgen.id_mask(4242, 'orders')}, @app);
+    like($err, qr/idgen's masking needs the extension pgcrypto/, 'updated where pgcrypto is not: masking refuses');
+    $node->safe_psql('updated', 'CREATE EXTENSION pgcrypto; SELECT idgen._idgen_mask_bind()', @app);
+    is($node->safe_psql('updated', q{SELECT idgen.id_unmask(idgen.id_mask(4242, 'orders'), 'orders')}, @app), 4242,
+       'pgcrypto created and bound by the extension\'s owner: it masks');
+    is($node->safe_psql('updated', q{SELECT count(*) FROM pg_depend d WHERE d.objid = 'idgen._idgen_aes(bytea, bytea)'::regprocedure
+                                                              AND d.deptype = 'e'}), 1,
+       'the bound function is still the extension\'s member');
     is($node->safe_psql('updated', q{SELECT count(*) - count(DISTINCT v1at) + count(*) - count(DISTINCT v7at)
                                             + count(*) - count(DISTINCT sf) FROM ids}),
        0, 'ids after the update: none equal to one before');
