@@ -1,7 +1,8 @@
 -- idgen_backfill, the online backfill: every refusal with its SQLSTATE; then small tables filled
 -- in several batches (a primary key, a composite one, none, a partitioned table; each generator
 -- family), each id carrying its row's time, no id twice; a run stopped by an error and resumed;
--- a second CALL that fills nothing; an ordinary role on its own table; the progress view.
+-- a second CALL that fills nothing; the keyset by the primary key where the filled column has a
+-- unique index too; an ordinary role on its own table; the progress view.
 CREATE EXTENSION idgen;
 SELECT snowflake_create('ev_sf', '2010-01-01 00:00:00+00', max_nodes => 1024, backfill_nodes => 16);
 CREATE TABLE ev (k bigint PRIMARY KEY, created_at timestamptz, id uuid, v1 uuid, v6 uuid, live uuid,
@@ -121,6 +122,25 @@ SELECT count(DISTINCT id) AS distinct_in_all FROM parted;
 SELECT state, partition, rows_done, batches > 3 AS several FROM idgen_backfill_progress WHERE relation = 'parted'::regclass;
 SELECT partitions_done FROM idgen_backfill_runs WHERE relation = 'parted'::regclass;
 
+-- By the primary key, never by the column being filled, also where that column has a unique
+-- index (made before the key, as a table may have it before its backfill): the column's values
+-- change under the run. Rows inserted out of key order; stopped by a row without a time, the
+-- rows filled are exactly the keys of the batches before its own, and the progress row's last
+-- key is the primary key's.
+CREATE TABLE keyed (k integer NOT NULL, created_at timestamptz, id uuid UNIQUE);
+ALTER TABLE keyed ADD PRIMARY KEY (k);
+INSERT INTO keyed SELECT g, '2022-03-04 05:06:07+00'::timestamptz + g * interval '1 s'
+FROM generate_series(1, 1000) g ORDER BY hashint4(g);
+UPDATE keyed SET created_at = NULL WHERE k = 650;
+\set VERBOSITY sqlstate
+CALL idgen_backfill('keyed', 'id', 'uuid_v7_at', 'created_at', batch_rows => 100);   -- 22004
+\set VERBOSITY default
+SELECT r.phase, r.last_key, r.rows_done, count(t.id) AS filled, bool_and((t.id IS NOT NULL) = (t.k <= 600)) AS keys_1_to_600
+FROM idgen_backfill_runs r, keyed t WHERE r.relation = 'keyed'::regclass GROUP BY 1, 2, 3;
+UPDATE keyed SET created_at = '2022-03-04 05:16:57+00' WHERE k = 650;
+CALL idgen_backfill('keyed', 'id', 'uuid_v7_at', 'created_at', batch_rows => 100);
+SELECT count(*), count(DISTINCT id), count(*) FILTER (WHERE uuid_v7_timestamp(id) = created_at) AS own_time FROM keyed;
+
 -- An ordinary role backfills its own table, and writes no other table's progress.
 SET ROLE idgen_backfiller;
 INSERT INTO mine SELECT g, '2024-01-01'::timestamptz + g * interval '1 s' FROM generate_series(1, 50) g;
@@ -132,7 +152,7 @@ SELECT relation, state, rows_done FROM idgen_backfill_progress WHERE relation = 
 DROP TABLE mine;
 RESET ROLE;
 
-DROP TABLE ev, heap_only, parted CASCADE;
+DROP TABLE ev, heap_only, parted, keyed CASCADE;
 DROP EXTENSION idgen;
 REVOKE CREATE ON SCHEMA public FROM idgen_backfiller;
 DROP ROLE idgen_backfiller;
