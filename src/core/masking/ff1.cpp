@@ -31,6 +31,13 @@ u128 power_capped(uint32_t radix, uint32_t k, u128 cap) {
     return p;
 }
 
+// y mod m, as a mask where m is a power of two (radix 2: every id idgen masks). The general
+// 128-bit division is a call into the compiler's runtime (__umodti3), a tenth of a masking's time
+// as the extension measured it.
+u128 reduce(u128 y, u128 m) {
+    return (m & (m - 1)) == 0 ? y & (m - 1) : y % m;
+}
+
 // A block as the 128-bit big-endian number SP 800-38G reads it, and back: whole words, since a
 // block written byte by byte and then read whole stalls the CPU's store forwarding every round.
 u128 block_number(const uint8_t block[16]) {
@@ -131,7 +138,8 @@ Halves encrypt(const BlockCipher &cipher, const Domain &d, Halves x) noexcept {
     prepare(cipher, d, &r);
     for (uint32_t i = 0; i < kRounds; i++) {
         const u128 modulus = i % 2 == 0 ? r.modulus_u : r.modulus_v;
-        const u128 c = (x.a + round_value(r, static_cast<uint8_t>(i), x.b) % modulus) % modulus;
+        const u128 y = reduce(round_value(r, static_cast<uint8_t>(i), x.b), modulus);
+        const u128 c = reduce(x.a + y, modulus);
         x.a = x.b;
         x.b = static_cast<uint64_t>(c);
     }
@@ -143,7 +151,8 @@ Halves decrypt(const BlockCipher &cipher, const Domain &d, Halves x) noexcept {
     prepare(cipher, d, &r);
     for (uint32_t i = kRounds; i-- > 0;) {
         const u128 modulus = i % 2 == 0 ? r.modulus_u : r.modulus_v;
-        const u128 c = (x.b + modulus - round_value(r, static_cast<uint8_t>(i), x.a) % modulus) % modulus;
+        const u128 y = reduce(round_value(r, static_cast<uint8_t>(i), x.a), modulus);
+        const u128 c = reduce(x.b + modulus - y, modulus);
         x.b = x.a;
         x.a = static_cast<uint64_t>(c);
     }
